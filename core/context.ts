@@ -1,0 +1,38 @@
+import type { Quality } from './operations/define.ts'
+
+/** spec: API key tiers. */
+export type Tier = 'sandbox' | 'free' | 'starter' | 'pro' | 'enterprise'
+
+/** Who is calling: a key holder, an x402 payer, or nobody yet. */
+export type Caller =
+  | {
+      kind: 'key'
+      keyId: string
+      tier: Tier
+      /** live keys get real data; sandbox keys get mocks. */
+      mode: 'live' | 'sandbox'
+      role: 'customer' | 'admin'
+    }
+  | { kind: 'x402'; payer: string; network: string }
+  | { kind: 'anonymous' }
+
+export interface Clock {
+  now(): Date
+}
+
+export const systemClock: Clock = { now: () => new Date() }
+
+/**
+ * Everything a check may use, injected (CONVENTIONS 2). Grows as sources land;
+ * the composition root in `server/` builds it once.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the composition root as ports land
+export interface ServiceDeps {}
+
+export interface OperationContext {
+  caller: Caller
+  quality: Quality
+  clock: Clock
+  requestId: string
+  deps: ServiceDeps
+}

@@ -1,0 +1,52 @@
+/**
+ * The small family of infrastructure failures (CONVENTIONS 4). Expected outcomes such as
+ * "sanctioned" or "source unavailable" are values in results, never errors.
+ * Each adapter (HTTP, MCP) maps `code` to its own form.
+ */
+export type ServiceErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'validation_failed'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal'
+
+/** One field-level validation failure; `field` is the request key as sent (dotted for nested keys). */
+export interface FieldError {
+  field: string
+  message: string
+}
+
+export interface ServiceErrorOptions {
+  cause?: unknown
+  /** Field errors of a validation failure (422). */
+  fields?: FieldError[]
+  /** Extra members for the problem document (e.g. errorCode). */
+  extra?: Record<string, unknown>
+  /** Seconds until a retry may succeed (429, 503). */
+  retryAfter?: number
+}
+
+export class ServiceError extends Error {
+  readonly code: ServiceErrorCode
+  readonly fields?: FieldError[]
+  readonly extra?: Record<string, unknown>
+  readonly retryAfter?: number
+
+  constructor(code: ServiceErrorCode, message: string, options: ServiceErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'ServiceError'
+    this.code = code
+    this.fields = options.fields
+    this.extra = options.extra
+    this.retryAfter = options.retryAfter
+  }
+}
+
+export function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof ServiceError
+}
