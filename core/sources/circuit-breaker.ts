@@ -1,0 +1,84 @@
+import type { Clock } from '../context.ts'
+
+export type CircuitState = 'closed' | 'open' | 'half_open'
+
+export interface CircuitBreakerOptions {
+  /** Consecutive failures that open the circuit. Default 5. */
+  failureThreshold?: number
+  /** How long the circuit stays open before one trial call is let through. Default 30 s. */
+  coolDownMs?: number
+  /** Injected clock (tests move time by hand). */
+  clock: Clock
+}
+
+export interface CircuitBreaker {
+  /** Current state, with an open circuit turning half-open once the cool-down has passed. */
+  state(): CircuitState
+  /**
+   * Asks to make one call. `false` means short-circuit it. In half-open state exactly one
+   * trial call is admitted until it reports back.
+   */
+  tryAcquire(): boolean
+  /** The admitted call succeeded (a not-found answer is a success). */
+  recordSuccess(): void
+  /** The admitted call failed because of upstream trouble. */
+  recordFailure(): void
+}
+
+/**
+ * One breaker per upstream (DESIGN "Upstream sources": a circuit breaker per source), so a
+ * dead upstream costs nothing after `failureThreshold` consecutive failures instead of a full
+ * timeout on every entity check. Closed -> open after the threshold; open -> half-open after
+ * the cool-down; half-open lets one trial through: success closes, failure reopens.
+ */
+export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
+  const threshold = options.failureThreshold ?? 5
+  const coolDownMs = options.coolDownMs ?? 30_000
+  const { clock } = options
+  if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError('failureThreshold must be >= 1')
+  if (!(coolDownMs >= 0)) throw new RangeError('coolDownMs must be >= 0')
+
+  let state: CircuitState = 'closed'
+  let failures = 0
+  let openedAt = 0
+  let trialInFlight = false
+
+  const current = (): CircuitState => {
+    if (state === 'open' && clock.now().getTime() - openedAt >= coolDownMs) {
+      state = 'half_open'
+      trialInFlight = false
+    }
+    return state
+  }
+
+  const open = () => {
+    state = 'open'
+    openedAt = clock.now().getTime()
+    trialInFlight = false
+  }
+
+  return {
+    state: current,
+    tryAcquire() {
+      const s = current()
+      if (s === 'closed') return true
+      if (s === 'open') return false
+      if (trialInFlight) return false
+      trialInFlight = true
+      return true
+    },
+    recordSuccess() {
+      failures = 0
+      state = 'closed'
+      trialInFlight = false
+    },
+    recordFailure() {
+      if (current() === 'half_open') {
+        open()
+        return
+      }
+      failures += 1
+      if (failures >= threshold) open()
+    },
+  }
+}
