@@ -50,3 +50,20 @@ export class ServiceError extends Error {
 export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError
 }
+
+/**
+ * A 402: the caller must pay (x402 challenge) or the payment was rejected. Not a problem document:
+ * `body` is the x402 PaymentRequired object (spec: Authentication, x402 details).
+ */
+export class PaymentRequiredError extends Error {
+  readonly body: Record<string, unknown>
+  /** base64 JSON for the PAYMENT-REQUIRED header. */
+  readonly header: string
+
+  constructor(body: Record<string, unknown>, message = 'payment required') {
+    super(message)
+    this.name = 'PaymentRequiredError'
+    this.body = body
+    this.header = Buffer.from(JSON.stringify(body), 'utf8').toString('base64')
+  }
+}

@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ServiceError } from '../errors.ts'
+import { usd } from '../money.ts'
+import type { Database } from '../store/database.ts'
+import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
+import { type ApiKeyService, createApiKeyService, hashKey } from './api-keys.ts'
+
+const ADMIN = 'operator-key-0123456789abcdef'
+
+describe.each(DATABASE_KINDS)('API keys on %s', (kind) => {
+  let database: Database
+  let keys: ApiKeyService
+  let now = new Date('2026-11-21T12:00:00Z')
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind)
+    keys = createApiKeyService({ db: database.db, clock: { now: () => now }, adminKey: ADMIN })
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  async function expectUnauthorized(presented: string, message: string) {
+    const error = await keys.authenticate(presented).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ServiceError)
+    expect((error as ServiceError).code).toBe('unauthorized')
+    expect((error as ServiceError).message).toBe(message)
+  }
+
+  it('prefixes keys by mode and stores only their hash', async () => {
+    const live = await keys.create({ email: 'a@example.com', tier: 'free' })
+    const sandbox = await keys.create({ email: 'b@example.com', tier: 'sandbox' })
+    expect(live.apiKey).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/)
+    expect(sandbox.apiKey).toMatch(/^svc_sandbox_[A-Za-z0-9_-]{43}$/)
+    const dump = JSON.stringify(
+      (await database.db.execute(sql`select * from api_keys`)) as unknown,
+      (_key, value) => (typeof value === 'bigint' ? value.toString() : value),
+    )
+    expect(dump).not.toContain(live.apiKey)
+    expect(dump).not.toContain(sandbox.apiKey)
+    expect(dump).toContain(hashKey(live.apiKey))
+  })
+
+  it('authenticates a live key as a least-privileged customer', async () => {
+    const created = await keys.create({ email: 'c@example.com', tier: 'free' })
+    expect(await keys.authenticate(created.apiKey)).toEqual({
+      kind: 'key',
+      keyId: created.record.id,
+      tier: 'free',
+      mode: 'live',
+      role: 'customer',
+    })
+  })
+
+  it('treats a missing key as anonymous and the operator key as admin', async () => {
+    expect(await keys.authenticate(undefined)).toEqual({ kind: 'anonymous' })
+    expect(await keys.authenticate(ADMIN)).toMatchObject({ kind: 'key', role: 'admin' })
+  })
+
+  it('refuses unknown, malformed, test, revoked and expired keys', async () => {
+    await expectUnauthorized(`svc_live_${'x'.repeat(43)}`, 'invalid API key')
+    await expectUnauthorized('not-a-key', 'invalid API key')
+    await expectUnauthorized(`svc_test_${'x'.repeat(43)}`, 'test keys not accepted in production')
+    const revoked = await keys.create({ email: 'd@example.com', tier: 'free' })
+    await keys.revoke(revoked.record.id)
+    await expectUnauthorized(revoked.apiKey, 'API key revoked')
+    const expiring = await keys.create({ email: 'e@example.com', tier: 'free' })
+    await database.db.execute(
+      sql`update api_keys set expires_at = ${new Date(now.getTime() + 1000).toISOString()} where id = ${expiring.record.id}`,
+    )
+    expect(await keys.authenticate(expiring.apiKey)).toMatchObject({ kind: 'key' })
+    now = new Date(now.getTime() + 2000)
+    await expectUnauthorized(expiring.apiKey, 'API key expired')
+  })
+
+  it('debits exactly and never below zero, and refunds a failed call', async () => {
+    const created = await keys.create({ email: 'f@example.com', tier: 'starter', balance: usd('0.25') })
+    expect(await keys.debit(created.record.id, usd('0.11'))).toEqual({ ok: true, balance: usd('0.14') })
+    expect(await keys.debit(created.record.id, usd('0.11'))).toEqual({ ok: true, balance: usd('0.03') })
+    expect(await keys.debit(created.record.id, usd('0.11'))).toEqual({ ok: false })
+    await keys.refund(created.record.id, usd('0.11'))
+    const record = await keys.get(created.record.id)
+    expect(record?.balanceMicros).toBe(usd('0.14'))
+    expect(record?.spentMicros).toBe(usd('0.11'))
+  })
+
+  it('serves exactly 500 of 1,000 concurrent debits when the balance covers 500', async () => {
+    const price = usd('0.11')
+    const created = await keys.create({ email: 'g@example.com', tier: 'pro', balance: price * 500n })
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, () => keys.debit(created.record.id, price)),
+    )
+    expect(results.filter((result) => result.ok)).toHaveLength(500)
+    const record = await keys.get(created.record.id)
+    expect(record?.balanceMicros).toBe(0n)
+    expect(record?.spentMicros).toBe(price * 500n)
+  })
+})

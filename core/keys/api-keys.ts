@@ -1,0 +1,193 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { and, eq, gte, sql } from 'drizzle-orm'
+import type { Caller, Clock, Tier } from '../context.ts'
+import { ServiceError } from '../errors.ts'
+import type { Micros } from '../money.ts'
+import type { Db } from '../store/database.ts'
+import { apiKeys } from '../store/schema.ts'
+
+/** spec: Authentication. Key prefixes with the neutral word svc. */
+export const KEY_PREFIX = { live: 'svc_live_', sandbox: 'svc_sandbox_', test: 'svc_test_' } as const
+
+export const TIERS: readonly Tier[] = ['sandbox', 'free', 'starter', 'pro', 'enterprise']
+/** Tiers POST /v1/keys/create provisions directly; higher tiers are bought with POST /v1/keys/upgrade/{tier}. */
+export const SELF_SERVICE_TIERS: readonly Tier[] = ['sandbox', 'free']
+
+const TIER_RANK: Record<Tier, number> = { sandbox: 0, free: 1, starter: 2, pro: 3, enterprise: 4 }
+
+/** True when `tier` is at least `minimum` (spec: older tier rule, pro or higher). */
+export function tierAtLeast(tier: Tier, minimum: Tier): boolean {
+  return TIER_RANK[tier] >= TIER_RANK[minimum]
+}
+
+/** SHA-256 hex of a key. Keys carry 256 random bits, so a slow KDF adds nothing. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex')
+}
+
+function constantTimeEqualHex(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex')
+  const right = Buffer.from(b, 'hex')
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+export interface KeyRecord {
+  id: string
+  keyPrefix: string
+  email: string
+  tier: Tier
+  mode: 'live' | 'sandbox'
+  role: 'customer' | 'admin'
+  status: string
+  balanceMicros: Micros
+  spentMicros: Micros
+  callCount: bigint
+  expiresAt: Date | null
+  createdAt: Date
+}
+
+export interface CreatedKey {
+  apiKey: string
+  record: KeyRecord
+}
+
+export interface ApiKeyService {
+  create(input: { email: string; tier: Tier; balance?: Micros }): Promise<CreatedKey>
+  authenticate(presented: string | undefined): Promise<Caller>
+  get(keyId: string): Promise<KeyRecord | null>
+  credit(keyId: string, amount: Micros): Promise<KeyRecord>
+  /** Atomic debit: succeeds only when the balance covers `amount`; never overdraws. */
+  debit(keyId: string, amount: Micros): Promise<{ ok: true; balance: Micros } | { ok: false }>
+  /** Gives back a debit whose operation failed (never charged for a failed call). */
+  refund(keyId: string, amount: Micros): Promise<void>
+  revoke(keyId: string): Promise<void>
+}
+
+export interface ApiKeyServiceOptions {
+  db: Db
+  clock: Clock
+  /** The operator's key (ADMIN_API_KEY); compared in constant time, never stored. */
+  adminKey?: string
+}
+
+/** Keys as the spec describes them: shown once, stored hashed, prefixed by mode. */
+export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOptions): ApiKeyService {
+  const adminHash = adminKey ? hashKey(adminKey) : undefined
+
+  async function get(keyId: string): Promise<KeyRecord | null> {
+    const rows = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1)
+    return rows[0] ? toRecord(rows[0]) : null
+  }
+
+  return {
+    async create({ email, tier, balance = 0n }) {
+      const mode = tier === 'sandbox' ? 'sandbox' : 'live'
+      const secret = randomBytes(32).toString('base64url')
+      const apiKey = `${KEY_PREFIX[mode]}${secret}`
+      const [row] = await db
+        .insert(apiKeys)
+        .values({
+          id: randomUUID(),
+          keyHash: hashKey(apiKey),
+          keyPrefix: apiKey.slice(0, KEY_PREFIX[mode].length + 4),
+          email,
+          tier,
+          mode,
+          balanceMicros: balance,
+        })
+        .returning()
+      if (!row) throw new ServiceError('internal', 'key was not stored')
+      return { apiKey, record: toRecord(row) }
+    },
+
+    async authenticate(presented) {
+      if (presented === undefined || presented === '') return { kind: 'anonymous' }
+      const presentedHash = hashKey(presented)
+      if (adminHash && constantTimeEqualHex(presentedHash, adminHash)) {
+        return { kind: 'key', keyId: 'admin', tier: 'enterprise', mode: 'live', role: 'admin' }
+      }
+      if (presented.startsWith(KEY_PREFIX.test)) {
+        throw new ServiceError('unauthorized', 'test keys not accepted in production')
+      }
+      if (!presented.startsWith(KEY_PREFIX.live) && !presented.startsWith(KEY_PREFIX.sandbox)) {
+        throw new ServiceError('unauthorized', 'invalid API key')
+      }
+      const rows = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, presentedHash)).limit(1)
+      const row = rows[0]
+      // The lookup is by hash; comparing the stored hash again in constant time keeps the check explicit.
+      if (!row || !constantTimeEqualHex(row.keyHash, presentedHash)) {
+        throw new ServiceError('unauthorized', 'invalid API key')
+      }
+      if (row.status !== 'active') throw new ServiceError('unauthorized', 'API key revoked')
+      if (row.expiresAt && row.expiresAt.getTime() <= clock.now().getTime()) {
+        throw new ServiceError('unauthorized', 'API key expired')
+      }
+      return {
+        kind: 'key',
+        keyId: row.id,
+        tier: row.tier as Tier,
+        mode: row.mode as 'live' | 'sandbox',
+        role: row.role as 'customer' | 'admin',
+      }
+    },
+
+    get,
+
+    async credit(keyId, amount) {
+      if (amount <= 0n) throw new ServiceError('validation_failed', 'credit must be positive')
+      const [row] = await db
+        .update(apiKeys)
+        .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}` })
+        .where(eq(apiKeys.id, keyId))
+        .returning()
+      if (!row) throw new ServiceError('not_found', 'unknown key')
+      return toRecord(row)
+    },
+
+    async debit(keyId, amount) {
+      const rows = await db
+        .update(apiKeys)
+        .set({
+          balanceMicros: sql`${apiKeys.balanceMicros} - ${amount}`,
+          spentMicros: sql`${apiKeys.spentMicros} + ${amount}`,
+          callCount: sql`${apiKeys.callCount} + 1`,
+        })
+        .where(and(eq(apiKeys.id, keyId), gte(apiKeys.balanceMicros, amount)))
+        .returning({ balance: apiKeys.balanceMicros })
+      const row = rows[0]
+      return row ? { ok: true, balance: row.balance } : { ok: false }
+    },
+
+    async refund(keyId, amount) {
+      await db
+        .update(apiKeys)
+        .set({
+          balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}`,
+          spentMicros: sql`${apiKeys.spentMicros} - ${amount}`,
+          callCount: sql`${apiKeys.callCount} - 1`,
+        })
+        .where(eq(apiKeys.id, keyId))
+    },
+
+    async revoke(keyId) {
+      await db.update(apiKeys).set({ status: 'revoked' }).where(eq(apiKeys.id, keyId))
+    },
+  }
+}
+
+function toRecord(row: typeof apiKeys.$inferSelect): KeyRecord {
+  return {
+    id: row.id,
+    keyPrefix: row.keyPrefix,
+    email: row.email,
+    tier: row.tier as Tier,
+    mode: row.mode as 'live' | 'sandbox',
+    role: row.role as 'customer' | 'admin',
+    status: row.status,
+    balanceMicros: row.balanceMicros,
+    spentMicros: row.spentMicros,
+    callCount: row.callCount,
+    expiresAt: row.expiresAt,
+    createdAt: row.createdAt,
+  }
+}

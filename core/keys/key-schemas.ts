@@ -1,0 +1,35 @@
+import { z } from 'zod'
+import { SELF_SERVICE_TIERS, TIERS } from './api-keys.ts'
+
+const tierSchema = z.enum(TIERS as ['sandbox', 'free', 'starter', 'pro', 'enterprise'])
+
+/** POST /v1/keys/create (spec: Key operations). Only free and sandbox keys are provisioned directly. */
+export const CreateKeyInput = z
+  .object({
+    email: z.email().max(254).describe('Contact e-mail of the key holder'),
+    tier: tierSchema
+      .refine((tier) => SELF_SERVICE_TIERS.includes(tier), {
+        error: (issue) =>
+          `tier ${String(issue.input)} cannot be created directly: create a free key, then buy balance with POST /v1/keys/upgrade/${String(issue.input)}`,
+      })
+      .describe('sandbox (mock data, free) or free (live key, prepaid balance)'),
+  })
+  .strict()
+
+const usdAmount = z
+  .string()
+  .regex(/^\d{1,9}(\.\d{1,6})?$/, 'a decimal USD amount with at most 6 decimals, e.g. "25.00"')
+
+/** POST /v1/admin/keys: the operator creates a live key with a starting balance. */
+export const AdminCreateKeyInput = z
+  .object({
+    email: z.email().max(254).describe('Contact e-mail of the key holder'),
+    tier: tierSchema.exclude(['sandbox']).describe('Tier of the live key'),
+    balance_usd: usdAmount.default('0').describe('Starting prepaid balance in USD'),
+  })
+  .strict()
+
+/** POST /v1/admin/keys/{key_id}/credit: the operator adds prepaid balance. */
+export const AdminCreditInput = z
+  .object({ amount_usd: usdAmount.describe('Balance to add, in USD') })
+  .strict()

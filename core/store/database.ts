@@ -1,0 +1,88 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
+import postgres from 'postgres'
+import * as schema from './schema.ts'
+
+export type Schema = typeof schema
+/** The drizzle database, whichever driver is underneath. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>
+
+export interface Database {
+  db: Db
+  kind: 'pglite' | 'postgres'
+  /** True when a trivial query answers. */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export interface DatabaseOptions {
+  /** postgres://... switches to PostgreSQL through postgres.js. */
+  url?: string
+  /** Folder for PGlite's files; omitted means in memory (tests). */
+  dataDir?: string
+  /** Pool size for PostgreSQL. */
+  maxConnections?: number
+}
+
+const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
+
+/** Advisory lock id that serialises migrations when several processes share one PostgreSQL. */
+const MIGRATION_LOCK = 0x5eed_0001
+
+/**
+ * Opens the database and applies the committed migrations.
+ * PGlite is the embedded default (DESIGN: Persistence); a `postgres://` URL selects PostgreSQL.
+ */
+export async function createDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options.maxConnections ?? 10)
+  return openPglite(options.dataDir)
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true })
+  const client = dataDir ? new PGlite(dataDir) : new PGlite()
+  const db = drizzlePglite({ client, schema }) as unknown as Db
+  await migratePglite(drizzlePglite({ client }), { migrationsFolder })
+  return {
+    db,
+    kind: 'pglite',
+    ping: () => pingDb(db),
+    close: () => client.close(),
+  }
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const client = postgres(url, { max, onnotice: () => {} })
+  const migrationClient = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    await migrationClient`select pg_advisory_lock(${MIGRATION_LOCK})`
+    await migratePostgres(drizzlePostgres({ client: migrationClient }), { migrationsFolder })
+    await migrationClient`select pg_advisory_unlock(${MIGRATION_LOCK})`
+  } finally {
+    await migrationClient.end()
+  }
+  const db = drizzlePostgres({ client, schema }) as unknown as Db
+  return {
+    db,
+    kind: 'postgres',
+    ping: () => pingDb(db),
+    close: () => client.end({ timeout: 5 }),
+  }
+}
+
+async function pingDb(db: Db): Promise<boolean> {
+  try {
+    await db.execute(sql`select 1`)
+    return true
+  } catch {
+    return false
+  }
+}
