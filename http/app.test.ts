@@ -1,0 +1,257 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineOperation } from '../core/operations/define.ts'
+import { createTestService, TEST_ADMIN_KEY } from '../core/testing/service.ts'
+import type { Service } from '../server/compose.ts'
+
+const VALID_ENTITY = { entity_name: 'Koninklijke Philips N.V.', country: 'NL', kvk_number: '17001910' }
+
+describe('HTTP API (foundation)', () => {
+  let service: Service
+  let sandboxKey: string
+  let freeKey: string
+
+  const call = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers)
+    let body = init.body
+    if (init.json !== undefined) {
+      headers.set('content-type', 'application/json')
+      body = JSON.stringify(init.json)
+    }
+    return service.app.request(path, { ...init, headers, body })
+  }
+
+  beforeAll(async () => {
+    service = await createTestService('pglite')
+    const sandbox = await call('/v1/keys/create', {
+      method: 'POST',
+      json: { email: 'dev@example.com', tier: 'sandbox' },
+    })
+    sandboxKey = ((await sandbox.json()) as { api_key: string }).api_key
+    const free = await call('/v1/keys/create', {
+      method: 'POST',
+      json: { email: 'dev@example.com', tier: 'free' },
+    })
+    freeKey = ((await free.json()) as { api_key: string }).api_key
+  })
+  afterAll(async () => {
+    await service?.close()
+  })
+
+  it('answers /health with status, version, database and uptime', async () => {
+    const response = await call('/health', { headers: { 'x-api-key': 'svc_live_bogus' } })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      status: 'ok',
+      version: expect.any(String),
+      database: { kind: 'pglite', reachable: true },
+      uptime_s: expect.any(Number),
+    })
+  })
+
+  it('answers 503 on /health when the database does not answer', async () => {
+    const broken = await createTestService('pglite')
+    await broken.database.close()
+    const response = await broken.app.request('/health')
+    expect(response.status).toBe(503)
+    expect(await response.json()).toMatchObject({ status: 'degraded', database: { reachable: false } })
+  })
+
+  it('creates sandbox and free keys once, and refuses paid tiers naming the upgrade route', async () => {
+    expect(sandboxKey).toMatch(/^svc_sandbox_/)
+    expect(freeKey).toMatch(/^svc_live_/)
+    const response = await call('/v1/keys/create', {
+      method: 'POST',
+      json: { email: 'x@example.com', tier: 'pro' },
+    })
+    expect(response.status).toBe(422)
+    const body = (await response.json()) as { detail: { field: string; message: string }[] }
+    expect(body.detail).toEqual([
+      { field: 'tier', message: expect.stringContaining('POST /v1/keys/upgrade/pro') },
+    ])
+  })
+
+  it('shows balance, tier and calls on /v1/keys/usage, and 401 without a key', async () => {
+    const response = await call('/v1/keys/usage', { headers: { 'x-api-key': freeKey } })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      tier: 'free',
+      mode: 'live',
+      balance_micros: 0,
+      paid_calls: 0,
+    })
+    const anonymous = await call('/v1/keys/usage')
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get('content-type')).toBe('application/problem+json')
+  })
+
+  it('returns a marked, deterministic mock entity check to a sandbox key at no charge', async () => {
+    const first = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': sandboxKey, 'X-Limitguard-Mode': 'live' },
+      json: VALID_ENTITY,
+    })
+    expect(first.status).toBe(200)
+    const body = (await first.json()) as Record<string, unknown>
+    expect(body).toMatchObject({ mock: true, entity_name: VALID_ENTITY.entity_name, country: 'NL' })
+    expect(body.trust_score).toBeGreaterThanOrEqual(0)
+    const second = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': sandboxKey },
+      json: VALID_ENTITY,
+    })
+    expect(await second.json()).toEqual(body)
+  })
+
+  it('gives 422 with one {field, message} per bad field, names as sent', async () => {
+    const response = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': sandboxKey },
+      json: { entity_name: 'X', country: 'nl', kvk_number: '1234 5678', surprise: true },
+    })
+    expect(response.status).toBe(422)
+    const body = (await response.json()) as { type: string; detail: { field: string }[] }
+    expect(body.type).toBe('about:blank')
+    expect(body.detail.map((error) => error.field).sort()).toEqual([
+      'country',
+      'entity_name',
+      'kvk_number',
+      'surprise',
+    ])
+  })
+
+  it('gives 400 for a missing body, malformed JSON and a non-JSON Content-Type', async () => {
+    const headers = { 'x-api-key': sandboxKey, 'content-type': 'application/json' }
+    const missing = await call('/v1/entity/check', { method: 'POST', headers })
+    const malformed = await call('/v1/entity/check', { method: 'POST', headers, body: '{"entity_name":' })
+    const wrongType = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': sandboxKey, 'content-type': 'text/plain' },
+      body: JSON.stringify(VALID_ENTITY),
+    })
+    for (const [response, detail] of [
+      [missing, 'request body is required'],
+      [malformed, 'malformed JSON in request body'],
+      [wrongType, 'Content-Type must be application/json'],
+    ] as const) {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({ status: 400, detail })
+    }
+  })
+
+  it('gives 413 for a body over the limit', async () => {
+    const response = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': sandboxKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ entity_name: 'x'.repeat(300 * 1024), country: 'NL' }),
+    })
+    expect(response.status).toBe(413)
+  })
+
+  it('gives 404 problem details for an unknown path', async () => {
+    const response = await call('/v1/nothing-here')
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ type: 'about:blank', status: 404 })
+  })
+
+  it('refuses test keys with 401 and says why', async () => {
+    const response = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': `svc_test_${'a'.repeat(43)}` },
+      json: VALID_ENTITY,
+    })
+    expect(response.status).toBe(401)
+    expect(await response.json()).toMatchObject({ detail: 'test keys not accepted in production' })
+  })
+
+  it('tells live callers that real entity checks need a sandbox key for now', async () => {
+    const response = await call('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'x-api-key': freeKey },
+      json: VALID_ENTITY,
+    })
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as { detail: string }).detail).toContain('sandbox key')
+  })
+
+  it('keeps KYB for pro keys and above (sandbox keys get the mock)', async () => {
+    const kyb = { entity_id: 'c-1', registration_number: '17001910', country: 'NL' }
+    const free = await call('/v1/kyb/check', { method: 'POST', headers: { 'x-api-key': freeKey }, json: kyb })
+    expect(free.status).toBe(403)
+    expect(await free.json()).toMatchObject({ detail: 'this operation needs the pro tier or higher' })
+    const sandbox = await call('/v1/kyb/check', {
+      method: 'POST',
+      headers: { 'x-api-key': sandboxKey },
+      json: kyb,
+    })
+    expect(sandbox.status).toBe(200)
+    expect(await sandbox.json()).toMatchObject({ mock: true, register_checked: 'KVK' })
+  })
+
+  it('answers 403 to customers on every /v1/admin path and 401 without a key', async () => {
+    const customer = await call('/v1/admin/anything', { headers: { 'x-api-key': freeKey } })
+    expect(customer.status).toBe(403)
+    expect(await customer.json()).toMatchObject({ detail: 'Insufficient role' })
+    expect((await call('/v1/admin/keys', { method: 'POST', json: {} })).status).toBe(401)
+  })
+
+  it('lets the operator create a funded live key and credit it', async () => {
+    const admin = { 'x-api-key': TEST_ADMIN_KEY }
+    const created = await call('/v1/admin/keys', {
+      method: 'POST',
+      headers: admin,
+      json: { email: 'buyer@example.com', tier: 'pro', balance_usd: '25.50' },
+    })
+    expect(created.status).toBe(201)
+    const key = (await created.json()) as { api_key: string; key_id: string; balance_micros: number }
+    expect(key.api_key).toMatch(/^svc_live_/)
+    expect(key.balance_micros).toBe(25_500_000)
+    const credited = await call(`/v1/admin/keys/${key.key_id}/credit`, {
+      method: 'POST',
+      headers: admin,
+      json: { amount_usd: '0.000001' },
+    })
+    expect(await credited.json()).toMatchObject({ balance_micros: 25_500_001 })
+    const usage = await call('/v1/keys/usage', { headers: { 'x-api-key': key.api_key } })
+    expect(await usage.json()).toMatchObject({ tier: 'pro', balance_usdc: 25.500001 })
+  })
+
+  it('turns an unexpected error into a 500 with a request id and no stack', async () => {
+    const boom = defineOperation({
+      id: 'boom',
+      http: { method: 'POST', path: '/v1/boom' },
+      summary: 'fails',
+      input: z.object({}).strict(),
+      output: z.object({}),
+      price: null,
+      access: { sandbox: 'refuse' },
+      run: async () => {
+        throw new Error('secret internals at /srv/app.ts:12')
+      },
+    })
+    const { createApp } = await import('./app.ts')
+    const app = createApp({
+      runtime: service.runtime,
+      operations: [boom],
+      health: { version: 't', startedAt: new Date(), database: service.database },
+    })
+    const response = await app.request('/v1/boom', {
+      method: 'POST',
+      headers: { 'x-api-key': freeKey, 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(response.status).toBe(500)
+    const text = await response.text()
+    expect(text).not.toContain('secret internals')
+    expect(JSON.parse(text).detail).toBe(
+      `unexpected error (request id ${response.headers.get('x-request-id')})`,
+    )
+  })
+
+  it('serves an OpenAPI 3.1 document generated from the registry', async () => {
+    const response = await call('/openapi.json')
+    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> }
+    expect(document.openapi).toBe('3.1.0')
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/entity/check', '/v1/kyb/check']))
+  })
+})

@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util'
+import { systemClock } from '../core/context.ts'
+import {
+  AdminCreateKeyInput,
+  AdminCreditInput,
+  createApiKeyService,
+  keyUsageView,
+} from '../core/keys/index.ts'
+import { usd } from '../core/money.ts'
+import { parseWith } from '../core/operations/parse.ts'
+import { createDatabase } from '../core/store/database.ts'
+import { loadConfig } from './config.ts'
+
+const USAGE = `usage:
+  npm run cli -- create-key --email a@b.example --tier pro [--balance-usd 25]
+  npm run cli -- credit --key-id <uuid> --amount-usd 10
+Operates on the same database as the server (DATA_DIR or DATABASE_URL). With PGlite, stop the
+server first: an embedded database has one process at a time.`
+
+/** Operator commands without the HTTP server: create a live key with a balance, add balance. */
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2)
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      tier: { type: 'string' },
+      'balance-usd': { type: 'string' },
+      'key-id': { type: 'string' },
+      'amount-usd': { type: 'string' },
+    },
+  })
+  if (command !== 'create-key' && command !== 'credit') {
+    console.error(USAGE)
+    process.exit(2)
+  }
+  const config = loadConfig()
+  const database = await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  try {
+    const keys = createApiKeyService({ db: database.db, clock: systemClock })
+    if (command === 'create-key') {
+      const input = parseWith(AdminCreateKeyInput, {
+        email: values.email,
+        tier: values.tier,
+        balance_usd: values['balance-usd'] ?? '0',
+      })
+      const created = await keys.create({
+        email: input.email,
+        tier: input.tier,
+        balance: usd(input.balance_usd),
+      })
+      console.log(JSON.stringify({ api_key: created.apiKey, ...keyUsageView(created.record) }, null, 2))
+    } else {
+      const input = parseWith(AdminCreditInput, { amount_usd: values['amount-usd'] })
+      const record = await keys.credit(values['key-id'] ?? '', usd(input.amount_usd))
+      console.log(JSON.stringify(keyUsageView(record), null, 2))
+    }
+  } finally {
+    await database.close()
+  }
+}
+
+main().catch((error) => {
+  const fields = (error as { fields?: { field: string; message: string }[] }).fields
+  console.error(
+    fields ? fields.map((f) => `${f.field}: ${f.message}`).join('\n') : String(error?.message ?? error),
+  )
+  process.exit(1)
+})

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs'
+import type { Clock, ServiceDeps } from '../core/context.ts'
+import { systemClock } from '../core/context.ts'
+import { createApiKeyService } from '../core/keys/index.ts'
+import { createAccountOnlyGate } from '../core/operations/charging.ts'
+import { operations } from '../core/operations/index.ts'
+import type { OperationRuntime } from '../core/operations/invoke.ts'
+import { createDatabase, type Database } from '../core/store/database.ts'
+import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
+import { createApp } from '../http/app.ts'
+import { createMcpHttpHandler } from '../tools/mcp-server.ts'
+import type { Config } from './config.ts'
+
+export const VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+).version
+
+export interface Service {
+  config: Config
+  database: Database
+  runtime: OperationRuntime
+  app: ReturnType<typeof createApp>
+  startedAt: Date
+  close(): Promise<void>
+}
+
+export interface ServiceOverrides {
+  clock?: Clock
+  /** An already open database (tests). */
+  database?: Database
+  log?: (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
+}
+
+const defaultLog: NonNullable<ServiceOverrides['log']> = (level, message, extra) => {
+  const line = JSON.stringify({ level, message, time: new Date().toISOString(), ...(extra ? { extra } : {}) })
+  if (level === 'error') console.error(line)
+  else console.log(line)
+}
+
+/** The composition root: config -> database -> ports -> runtime -> HTTP app (with /mcp). */
+export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
+  const log = overrides.log ?? defaultLog
+  const clock = overrides.clock ?? systemClock
+  const database =
+    overrides.database ?? (await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }))
+  const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
+  const deps: ServiceDeps = {}
+  const runtime: OperationRuntime = {
+    keys,
+    payments: createAccountOnlyGate(keys),
+    usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
+    deps,
+    clock,
+  }
+  const startedAt = new Date()
+  const onError = (error: unknown, requestId: string) =>
+    log('error', 'unexpected error', {
+      requestId,
+      error: error instanceof Error ? error.stack : String(error),
+    })
+  const resourceBase = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`
+  const app = createApp({
+    runtime,
+    operations,
+    health: { version: VERSION, startedAt, database },
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    onError,
+    mcp: createMcpHttpHandler({ runtime, operations, version: VERSION, resourceBase, onError }),
+  })
+  return {
+    config,
+    database,
+    runtime,
+    app,
+    startedAt,
+    close: () => database.close(),
+  }
+}
