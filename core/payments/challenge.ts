@@ -1,0 +1,165 @@
+import type { Micros } from '../money.ts'
+import type { Quality } from '../operations/define.ts'
+import { PAYMENT_ERROR_MESSAGES, type PaymentErrorCode } from './error-codes.ts'
+import type { PaymentConfig, PaymentNetwork } from './networks.ts'
+import { type PricedOperationId, x402PriceFor } from './pricing.ts'
+import { toStandardRequirement } from './verification.ts'
+
+/** One way to pay for one request: a network, its USDC, the payTo and the exact amount asked. */
+export interface PaymentRequirement {
+  network: PaymentNetwork
+  /** Micro-USDC (6-decimal units) the request costs at the requested quality. */
+  amount: Micros
+  resourceUrl: string
+  description: string
+  mimeType: string
+  maxTimeoutSeconds: number
+}
+
+export interface RequirementsInput {
+  amount: Micros
+  /** Absolute URL of the paid resource (x402 v1 needs a URL; MCP may pass e.g. `mcp://tool/entity_check`). */
+  resourceUrl: string
+  description: string
+  mimeType?: string
+}
+
+/**
+ * Everything the service accepts as payment for one request, one item per configured network.
+ * The same list renders the 402 challenge and checks the retried payment, so the verifier never
+ * trusts what the client echoes back.
+ */
+export function buildPaymentRequirements(
+  config: PaymentConfig,
+  input: RequirementsInput,
+): PaymentRequirement[] {
+  if (input.amount <= 0n) throw new RangeError('a payment requirement needs a positive amount')
+  return config.networks.map((network) => ({
+    network,
+    amount: input.amount,
+    resourceUrl: input.resourceUrl,
+    description: input.description,
+    mimeType: input.mimeType ?? 'application/json',
+    maxTimeoutSeconds: config.maxTimeoutSeconds,
+  }))
+}
+
+export interface OperationRequirementsInput {
+  operationId: PricedOperationId
+  quality: Quality
+  resourceUrl: string
+  description?: string
+  mimeType?: string
+}
+
+/** Requirements for a priced operation at a quality, with the x402 price from the one price table. */
+export function paymentRequirementsFor(
+  config: PaymentConfig,
+  input: OperationRequirementsInput,
+): PaymentRequirement[] {
+  return buildPaymentRequirements(config, {
+    amount: x402PriceFor(input.operationId, input.quality),
+    resourceUrl: input.resourceUrl,
+    description: input.description ?? `${input.operationId} (${input.quality})`,
+    mimeType: input.mimeType,
+  })
+}
+
+/**
+ * One `accepts` item: the x402 v2 fields, the spec's fields (spec: x402 details) and the x402 v1
+ * fields (`maxAmountRequired`, `resource`, `mimeType`) so one list serves every client.
+ */
+export interface AcceptsItem {
+  scheme: 'exact'
+  /** CAIP-2 in the v2 view; the v1 name (`base-sepolia`) in the body view, when v1 has one. */
+  network: string
+  /** CAIP-2 id in both views. */
+  networkId: string
+  amount: string
+  asset: string
+  payTo: string
+  maxTimeoutSeconds: number
+  extra: Record<string, string>
+  chainId: number | string
+  currency: 'USDC'
+  contractAddress: string
+  recipient: string
+  description: string
+  maxAmountRequired: string
+  resource: string
+  mimeType: string
+}
+
+export interface PaymentRequiredObject {
+  x402Version: 2
+  error: string
+  /** Only on a 402 that rejects a payment (spec: x402 details). */
+  errorCode?: PaymentErrorCode
+  resource: { url: string; description: string; mimeType: string }
+  accepts: AcceptsItem[]
+}
+
+export interface PaymentChallenge {
+  /** Pure x402 v2 (CAIP-2 networks): the `PAYMENT-REQUIRED` header and MCP `structuredContent`. */
+  paymentRequired: PaymentRequiredObject
+  /** The JSON body of the HTTP 402: as above but `network` in x402 v1 naming, which `x402-fetch` requires. */
+  body: PaymentRequiredObject
+  /** Base64 JSON of `paymentRequired`, the `PAYMENT-REQUIRED` header value. */
+  header: string
+}
+
+/** Text of `error` for a plain challenge (no payment sent yet). */
+export const PAYMENT_REQUIRED_MESSAGE = 'Payment required'
+
+function acceptsItem(requirement: PaymentRequirement, view: 'v2' | 'body'): AcceptsItem {
+  const { network } = requirement
+  const standard = toStandardRequirement(requirement)
+  return {
+    ...standard,
+    network: view === 'body' ? (network.v1Network ?? network.network) : network.network,
+    networkId: network.network,
+    chainId: network.chainId,
+    currency: 'USDC',
+    contractAddress: network.asset,
+    recipient: network.payTo,
+    description: requirement.description,
+    maxAmountRequired: standard.amount,
+    resource: requirement.resourceUrl,
+    mimeType: requirement.mimeType,
+  }
+}
+
+/** Base64 of UTF-8 JSON: the encoding of `PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE` and `PAYMENT-RESPONSE`. */
+export function encodeBase64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64')
+}
+
+/**
+ * Builds the 402 challenge (spec: Authentication, x402 details; DESIGN: Payments). Pass `rejection`
+ * when a sent payment was refused: the challenge then carries `errorCode` beside `error`.
+ *
+ * Why two views: x402 v2 requires `network` in CAIP-2 form (`eip155:8453`) while x402 v1
+ * clients (`x402-fetch`) parse the body and accept only v1 names (`base`). v2 clients read the
+ * header, v1 clients the body, so the header holds the v2 view and the body the v1-named one.
+ */
+export function buildPaymentChallenge(
+  requirements: readonly PaymentRequirement[],
+  rejection?: { code: PaymentErrorCode; message?: string },
+): PaymentChallenge {
+  const first = requirements[0]
+  if (!first) throw new RangeError('a payment challenge needs at least one requirement')
+  const base = {
+    x402Version: 2 as const,
+    error: rejection
+      ? (rejection.message ?? PAYMENT_ERROR_MESSAGES[rejection.code])
+      : PAYMENT_REQUIRED_MESSAGE,
+    ...(rejection ? { errorCode: rejection.code } : {}),
+    resource: { url: first.resourceUrl, description: first.description, mimeType: first.mimeType },
+  }
+  const paymentRequired: PaymentRequiredObject = {
+    ...base,
+    accepts: requirements.map((r) => acceptsItem(r, 'v2')),
+  }
+  const body: PaymentRequiredObject = { ...base, accepts: requirements.map((r) => acceptsItem(r, 'body')) }
+  return { paymentRequired, body, header: encodeBase64Json(paymentRequired) }
+}
