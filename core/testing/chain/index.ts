@@ -6,3 +6,4 @@ export {
   startLocalChain,
   type TestUsdc,
 } from './local-chain.ts'
+export { type LocalPaymentSetup, startLocalPaymentSetup } from './payment-fixtures.ts'

@@ -91,6 +91,8 @@ export async function startFakeHttpServer(
         response.body === undefined ? '' : isText ? (response.body as string) : JSON.stringify(response.body)
       res.writeHead(response.status, {
         'content-type': isText ? 'text/plain; charset=utf-8' : 'application/json',
+        // no keep-alive: a refused or reset fake must not be hidden behind a pooled socket
+        connection: 'close',
         ...response.headers,
       })
       res.end(payload)
@@ -114,12 +116,15 @@ export async function startFakeHttpServer(
         resolve()
       })
     })
-  const stop = () =>
-    new Promise<void>((resolve) => {
+  const stop = async () => {
+    await new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy()
       if (!server.listening) return resolve()
       server.close(() => resolve())
     })
+    // let clients see their pooled sockets close, so the next request really meets a refusal
+    await sleep(25)
+  }
 
   await listen(0)
   const port = (server.address() as AddressInfo).port
