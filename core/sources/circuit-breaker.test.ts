@@ -64,6 +64,17 @@ describe('createCircuitBreaker', () => {
     expect(breaker.state()).toBe('half_open')
   })
 
+  it('frees the half-open trial slot on release without closing the circuit', () => {
+    const clock = createManualClock()
+    const breaker = createCircuitBreaker({ failureThreshold: 1, coolDownMs: 1000, clock })
+    breaker.recordFailure()
+    clock.advance(1000)
+    expect(breaker.tryAcquire()).toBe(true)
+    breaker.release()
+    expect(breaker.state()).toBe('half_open')
+    expect(breaker.tryAcquire()).toBe(true)
+  })
+
   it('rejects a threshold below one', () => {
     expect(() => createCircuitBreaker({ failureThreshold: 0, clock: createManualClock() })).toThrow(
       RangeError,

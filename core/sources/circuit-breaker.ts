@@ -23,6 +23,11 @@ export interface CircuitBreaker {
   recordSuccess(): void
   /** The admitted call failed because of upstream trouble. */
   recordFailure(): void
+  /**
+   * The admitted call ended in a way that says nothing about the upstream's health (e.g. the
+   * target was refused by the SSRF guard before any request); frees a half-open trial slot.
+   */
+  release(): void
 }
 
 /**
@@ -70,6 +75,9 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
     recordSuccess() {
       failures = 0
       state = 'closed'
+      trialInFlight = false
+    },
+    release() {
       trialInFlight = false
     },
     recordFailure() {

@@ -47,10 +47,11 @@ export async function runSourceCall<T>(options: SourceCallOptions<T>): Promise<S
     breaker?.recordSuccess()
     return { source, status: 'ok', data, fetched_at: fetchedAt, latency_ms: latency() }
   } catch (error) {
-    breaker?.recordFailure()
     const failure = controller.signal.aborted
       ? (controller.signal.reason as UpstreamFailure)
       : toFailure(error)
+    if (NEUTRAL_REASONS.has(failure.reason)) breaker?.release()
+    else breaker?.recordFailure()
     const result: SourceResult<T> = {
       source,
       status: 'unavailable',
@@ -65,6 +66,14 @@ export async function runSourceCall<T>(options: SourceCallOptions<T>): Promise<S
     if (!controller.signal.aborted) controller.abort(new UpstreamFailure('internal_error', 'call finished'))
   }
 }
+
+/** Outcomes that are not the upstream's fault: they neither open nor close the circuit. */
+const NEUTRAL_REASONS = new Set<string>([
+  'address_refused',
+  'no_rdap_server',
+  'dataset_not_loaded',
+  'internal_error',
+])
 
 const REFUSED = new Set(['ECONNREFUSED'])
 const NETWORK = new Set([
@@ -85,6 +94,9 @@ const NETWORK = new Set([
 /** Maps anything thrown by an adapter (fetch TypeError with a cause, socket errors) to a failure. */
 export function toFailure(error: unknown): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return new UpstreamFailure('timeout', error.message)
+  }
   const code = errorCode(error)
   if (code && REFUSED.has(code)) return new UpstreamFailure('connection_refused', code)
   if (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT')) return new UpstreamFailure('timeout', code)
