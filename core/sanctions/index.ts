@@ -1,0 +1,83 @@
+export { alpha3ToAlpha2, countryToAlpha2, isIsoAlpha2 } from './country-codes.ts'
+export { parseEuXml } from './eu-parser.ts'
+export { classifyDocumentLabel } from './identifier-types.ts'
+export {
+  diffEntry,
+  diffLists,
+  ENTRY_FIELDS,
+  type EntryChange,
+  type EntryField,
+  type ListDiff,
+} from './list-diff.ts'
+export { isListParseError, ListParseError } from './list-parse-error.ts'
+export {
+  bz2Decompress,
+  detectListFormat,
+  isBz2,
+  type ListSource,
+  type LoadListSourceOptions,
+  loadListSource,
+  parseList,
+  parseListFile,
+  parseListSource,
+} from './list-source.ts'
+export {
+  isLatinName,
+  type NameKeys,
+  nameKeys,
+  nameTokens,
+  normaliseName,
+  tokenSortedKey,
+} from './name-normaliser.ts'
+export { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'
+export { type OfacCsvFiles, type OfacCsvOptions, parseOfacSdnCsv } from './ofac-csv-parser.ts'
+export {
+  addressKey,
+  buildSanctionsIndex,
+  buildSanctionsIndexFromEntries,
+  type IndexedList,
+  registrationKey,
+  type SanctionsIndex,
+} from './sanctions-index.ts'
+export {
+  DEFAULT_MATCH_LIMIT,
+  MATCH_SCORES,
+  type MatchBasis,
+  MatchBasisSchema,
+  type MatchType,
+  MatchTypeSchema,
+  type SanctionsMatch,
+  SanctionsMatchSchema,
+  type ScreenOptions,
+  type ScreenResult,
+  screenAddress,
+  screenName,
+  screenRegistration,
+} from './sanctions-screen.ts'
+export {
+  type AliasKind,
+  AliasKindSchema,
+  type AliasQuality,
+  AliasQualitySchema,
+  type EntryType,
+  EntryTypeSchema,
+  type IdentifierType,
+  IdentifierTypeSchema,
+  LIST_DISPLAY_NAMES,
+  LIST_FORMATS,
+  LIST_KEY_OF_FORMAT,
+  LIST_KEYS,
+  type ListFormat,
+  ListFormatSchema,
+  type ListKey,
+  ListKeySchema,
+  type ParsedList,
+  type SanctionsAlias,
+  SanctionsAliasSchema,
+  type SanctionsEntry,
+  SanctionsEntrySchema,
+  type SanctionsIdentifier,
+  SanctionsIdentifierSchema,
+} from './types.ts'
+export { parseUnXml } from './un-parser.ts'
+export type { ListInput } from './xml-stream.ts'
