@@ -1,0 +1,174 @@
+import { Resolver } from 'node:dns/promises'
+import { getDomain } from 'tldts'
+import type { CircuitBreaker } from './circuit-breaker.ts'
+import { normaliseDomain } from './rdap.ts'
+import { runSourceCall } from './source-call.ts'
+import { resolveCommon, type SourceClientOptions } from './source-options.ts'
+import { type SourceResult, UpstreamFailure } from './source-result.ts'
+
+/**
+ * The DNS questions the domain checks ask, as a port so tests and other resolvers (DoH, a
+ * cache) can stand in. Implementations throw errors with node:dns codes (`ENOTFOUND` for
+ * NXDOMAIN, `ENODATA` for no records, `ESERVFAIL`, `EREFUSED`, `ETIMEOUT`, `ECONNREFUSED`).
+ */
+export interface DnsResolverPort {
+  resolveMx(name: string, signal?: AbortSignal): Promise<{ exchange: string; priority: number }[]>
+  /** Each record is its character-strings; join them to read the record. */
+  resolveTxt(name: string, signal?: AbortSignal): Promise<string[][]>
+}
+
+export interface DnsResolverOptions {
+  /** Nameservers as `ip` or `ip:port` (`[v6]:port`). Default: the system's. */
+  servers?: string[]
+  /** Per-try timeout (c-ares). Default 2000 ms. */
+  timeoutMs?: number
+  /** Tries per nameserver. Default 2. */
+  tries?: number
+}
+
+/**
+ * Real resolver on node:dns/promises `Resolver`. Each question gets its own Resolver so that
+ * cancelling one (timeout) never cancels another check's questions.
+ */
+export function createDnsResolver(options: DnsResolverOptions = {}): DnsResolverPort {
+  const make = (signal?: AbortSignal) => {
+    const resolver = new Resolver({ timeout: options.timeoutMs ?? 2000, tries: options.tries ?? 2 })
+    if (options.servers?.length) resolver.setServers(options.servers)
+    signal?.addEventListener('abort', () => resolver.cancel(), { once: true })
+    return resolver
+  }
+  return {
+    resolveMx: (name, signal) => make(signal).resolveMx(name),
+    resolveTxt: (name, signal) => make(signal).resolveTxt(name),
+  }
+}
+
+export interface DnsProfile {
+  domain: string
+  /** false when the name does not exist at all (NXDOMAIN). */
+  domain_exists: boolean
+  has_mx: boolean
+  mx: { exchange: string; priority: number }[]
+  /** RFC 7505 "null MX": the domain says it accepts no mail. */
+  null_mx: boolean
+  has_spf: boolean
+  spf: string | null
+  has_dmarc: boolean
+  dmarc: string | null
+  dmarc_policy: 'none' | 'quarantine' | 'reject' | null
+  /** Where the DMARC record was found (the domain, or its organisational domain). */
+  dmarc_domain: string | null
+}
+
+export interface DnsProbeOptions extends Omit<SourceClientOptions, 'fetch'> {
+  resolver: DnsResolverPort
+}
+
+export interface DnsProbe {
+  readonly source: 'dns'
+  readonly breaker: CircuitBreaker
+  /** MX, SPF (TXT `v=spf1` at the domain) and DMARC (TXT `v=DMARC1` at `_dmarc.`). */
+  probe(domain: string): Promise<SourceResult<DnsProfile>>
+}
+
+const ABSENT = new Set(['ENOTFOUND', 'ENODATA'])
+
+/**
+ * Mail-related DNS of a domain (DESIGN "Upstream sources": DNS MX, SPF, DMARC with an
+ * injectable resolver). NXDOMAIN and "no records" are answers; SERVFAIL, REFUSED, timeouts
+ * and unreachable nameservers make the whole probe `unavailable`, so a missing DMARC record is
+ * never reported when the question could not be answered. DMARC falls back to the
+ * organisational domain (RFC 7489 section 6.6.3).
+ */
+export function createDnsProbe(options: DnsProbeOptions): DnsProbe {
+  const { clock, timeoutMs, breaker } = resolveCommon(options)
+  const { resolver } = options
+
+  const ask = async <T>(question: () => Promise<T>, empty: T): Promise<{ value: T; nxdomain: boolean }> => {
+    try {
+      return { value: await question(), nxdomain: false }
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      if (code && ABSENT.has(code)) return { value: empty, nxdomain: code === 'ENOTFOUND' }
+      throw dnsFailure(code, error)
+    }
+  }
+
+  return {
+    source: 'dns',
+    breaker,
+    probe(domain) {
+      const name = normaliseDomain(domain)
+      return runSourceCall({
+        source: 'dns',
+        clock,
+        timeoutMs,
+        breaker,
+        call: async (signal) => {
+          if (!name) throw new UpstreamFailure('request_rejected', `not a domain name: ${domain}`)
+          const txtOf = (n: string) => ask(() => resolver.resolveTxt(n, signal), [] as string[][])
+          const [mx, txt, dmarcHere] = await Promise.all([
+            ask(() => resolver.resolveMx(name, signal), []),
+            txtOf(name),
+            txtOf(`_dmarc.${name}`),
+          ])
+          let dmarcDomain: string | null = name
+          let dmarcRecord = findRecord(dmarcHere.value, /^v=dmarc1\b/i)
+          const orgDomain = getDomain(name)
+          if (!dmarcRecord && orgDomain && orgDomain !== name) {
+            dmarcRecord = findRecord((await txtOf(`_dmarc.${orgDomain}`)).value, /^v=dmarc1\b/i)
+            dmarcDomain = orgDomain
+          }
+          const realMx = mx.value.filter((m) => m.exchange !== '' && m.exchange !== '.')
+          const spf = findRecord(txt.value, /^v=spf1(\s|$)/i)
+          return {
+            domain: name,
+            domain_exists: !(mx.nxdomain && txt.nxdomain),
+            has_mx: realMx.length > 0,
+            mx: [...realMx].sort((a, b) => a.priority - b.priority),
+            null_mx: mx.value.length === 1 && realMx.length === 0,
+            has_spf: spf !== null,
+            spf,
+            has_dmarc: dmarcRecord !== null,
+            dmarc: dmarcRecord,
+            dmarc_policy: dmarcRecord ? dmarcPolicy(dmarcRecord) : null,
+            dmarc_domain: dmarcRecord ? dmarcDomain : null,
+          }
+        },
+      })
+    },
+  }
+}
+
+function findRecord(records: string[][], pattern: RegExp): string | null {
+  for (const parts of records) {
+    const record = parts.join('')
+    if (pattern.test(record.trim())) return record.trim()
+  }
+  return null
+}
+
+function dmarcPolicy(record: string): DnsProfile['dmarc_policy'] {
+  const p = /(?:^|;)\s*p\s*=\s*([a-z]+)/i.exec(record)?.[1]?.toLowerCase()
+  return p === 'none' || p === 'quarantine' || p === 'reject' ? p : null
+}
+
+function dnsFailure(code: string | undefined, error: unknown): UpstreamFailure {
+  const detail = code ?? (error instanceof Error ? error.message : String(error))
+  switch (code) {
+    case 'ETIMEOUT':
+    case 'ECANCELLED':
+      return new UpstreamFailure('timeout', detail)
+    case 'ECONNREFUSED':
+      return new UpstreamFailure('connection_refused', detail)
+    case 'ESERVFAIL':
+    case 'EREFUSED':
+      return new UpstreamFailure('upstream_error', detail)
+    case 'EBADRESP':
+    case 'EFORMERR':
+    case 'EBADNAME':
+      return new UpstreamFailure('invalid_response', detail)
+    default:
+      return new UpstreamFailure('network_error', detail)
+  }
+}
