@@ -1,0 +1,133 @@
+import { createServer } from 'node:net'
+import { type Hex, toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { systemClock } from '../context.ts'
+import { type LocalPaymentSetup, startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
+import { buildPaymentRequirements, type PaymentRequirement } from './challenge.ts'
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
+import { createMemoryNonceStore } from './nonce-store.ts'
+import { createOnChainSettler } from './onchain-settler.ts'
+import type { VerifiedPayment } from './verification.ts'
+import { verifyEvmPayment } from './verify-evm.ts'
+
+let setup: LocalPaymentSetup
+let requirements: PaymentRequirement[]
+
+beforeAll(async () => {
+  setup = await startLocalPaymentSetup()
+  requirements = buildPaymentRequirements(setup.config, {
+    amount: 110_000n,
+    resourceUrl: 'http://127.0.0.1/v1/wallet/balance',
+    description: 'wallet balance',
+  })
+})
+afterAll(async () => {
+  await setup?.stop()
+})
+
+/** Signs and verifies a payment from `key`, returning the VerifiedPayment settlement receives. */
+async function verifiedPayment(key: Hex, value = 110_000n): Promise<VerifiedPayment> {
+  const signer = privateKeyToAccount(key)
+  const message = {
+    from: signer.address,
+    to: setup.payTo,
+    value,
+    validAfter: 0n,
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + 200),
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  }
+  const signature = await signer.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: setup.usdc.address },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  })
+  const wire = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, v.toString()]))
+  const result = await verifyEvmPayment(
+    { config: setup.config, nonceStore: createMemoryNonceStore({ clock: systemClock }) },
+    {
+      payment: {
+        x402Version: 1,
+        shape: 'v1',
+        scheme: 'exact',
+        network: 'base-sepolia',
+        payload: { signature, authorization: wire },
+      },
+      requirements,
+      now: new Date(),
+    },
+  )
+  if (!result.isValid) throw new Error(`test payment did not verify: ${result.invalidReason}`)
+  return result
+}
+
+const settlerFor = (rpcUrl: string) =>
+  createOnChainSettler({
+    privateKey: setup.operatorKey,
+    rpcUrls: { 'eip155:84532': rpcUrl },
+    receiptTimeoutMs: 5_000,
+    rpcTimeoutMs: 2_000,
+  })
+
+describe('createOnChainSettler', () => {
+  it('moves exactly the authorized amount from payer to payTo and returns the transaction', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[0]!, 123_456n)
+    const payer = privateKeyToAccount(setup.payerKeys[0]!).address
+    const before = [await setup.usdc.balanceOf(payer), await setup.usdc.balanceOf(setup.payTo)]
+    const result = await settlerFor(setup.chain.rpcUrl).settle(payment)
+    expect(result).toMatchObject({ success: true, payer, amount: '123456', network: 'eip155:84532' })
+    const receipt = await setup.chain.publicClient.getTransactionReceipt({ hash: result.transaction as Hex })
+    expect(receipt.status).toBe('success')
+    expect(await setup.usdc.balanceOf(payer)).toBe(before[0]! - 123_456n)
+    expect(await setup.usdc.balanceOf(setup.payTo)).toBe(before[1]! + 123_456n)
+  })
+
+  it('reports a second settlement of the same authorization as nonce_replay and moves nothing', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[1]!)
+    const settler = settlerFor(setup.chain.rpcUrl)
+    expect((await settler.settle(payment)).success).toBe(true)
+    const balance = await setup.usdc.balanceOf(setup.payTo)
+    expect(await settler.settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'nonce_replay',
+      retryable: false,
+    })
+    expect(await setup.usdc.balanceOf(setup.payTo)).toBe(balance)
+  })
+
+  it('reports a payer without enough USDC as insufficient_funds', async () => {
+    const payment = await verifiedPayment(generatePrivateKey())
+    expect(await settlerFor(setup.chain.rpcUrl).settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'insufficient_funds',
+      retryable: false,
+    })
+  })
+
+  it('reports an unreachable RPC as a retryable failure instead of throwing', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as { port: number }).port
+    await new Promise((resolve) => closed.close(resolve))
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const result = await settlerFor(`http://127.0.0.1:${port}`).settle(payment)
+    expect(result).toMatchObject({ success: false, errorReason: 'settlement_failed', retryable: true })
+  })
+
+  it('refuses a network it has no RPC for as unsupported_network', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const settler = createOnChainSettler({ privateKey: setup.operatorKey, rpcUrls: {} })
+    expect(await settler.settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'unsupported_network',
+    })
+  })
+
+  it('settles concurrent payments from one operator without nonce clashes', async () => {
+    const settler = settlerFor(setup.chain.rpcUrl)
+    const payments = await Promise.all(setup.payerKeys.map((key) => verifiedPayment(key, 110_000n)))
+    const results = await Promise.all(payments.map((p) => settler.settle(p)))
+    expect(results.map((r) => r.success)).toEqual(payments.map(() => true))
+  })
+})
