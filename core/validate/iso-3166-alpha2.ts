@@ -3,8 +3,10 @@
  * exceptionally, transitionally and indeterminately reserved codes (EU, UK, EL, AN, ...) and the
  * user-assigned range (AA, QM-QZ, XA-XZ, ZZ; e.g. XK used for Kosovo), which are not countries
  * under the standard.
- * Source: https://www.iso.org/obp/ui/#search (officially assigned codes); as of 2026-11 the
- * last change to the list of assigned alpha-2 codes was the 2011 addition of BQ, CW, SS and SX.
+ * Source: ISO 3166 Maintenance Agency, Online Browsing Platform (https://www.iso.org/obp/ui/#search),
+ * officially assigned codes. The newest codes are BQ, CW, SX (2010) and SS (2011); later
+ * changes (e.g. Eswatini, North Macedonia, Türkiye) renamed countries without changing codes.
+ * ISO_3166_ALPHA2_AS_OF is the date this list was last checked.
  */
 export const ISO_3166_ALPHA2_AS_OF = '2026-11-21'
 
