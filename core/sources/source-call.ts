@@ -70,6 +70,7 @@ export async function runSourceCall<T>(options: SourceCallOptions<T>): Promise<S
 /** Outcomes that are not the upstream's fault: they neither open nor close the circuit. */
 const NEUTRAL_REASONS = new Set<string>([
   'address_refused',
+  'unresolvable',
   'no_rdap_server',
   'dataset_not_loaded',
   'internal_error',
@@ -85,7 +86,6 @@ const NETWORK = new Set([
   'EAI_AGAIN',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',

@@ -40,6 +40,7 @@ export interface SourceUnavailable {
  * - `request_rejected`: the upstream rejected our request as malformed (a bug on our side or bad input).
  * - `invalid_response`: the upstream answered something we cannot read.
  * - `address_refused`: the target resolved to a private/loopback/link-local address (SSRF guard).
+ * - `unresolvable`: a user-supplied host name does not resolve (TLS probe).
  * - `no_rdap_server`: the IANA bootstrap lists no RDAP service for the domain's TLD.
  * - `dataset_not_loaded`: a local copy of an open data set (KBO) was never imported.
  * - `store_error`: the local store behind a source failed.
@@ -57,6 +58,7 @@ export type UnavailableReason =
   | 'request_rejected'
   | 'invalid_response'
   | 'address_refused'
+  | 'unresolvable'
   | 'no_rdap_server'
   | 'dataset_not_loaded'
   | 'store_error'
