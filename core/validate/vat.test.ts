@@ -274,3 +274,95 @@ describe('VAT check digits (property tests)', () => {
     )
   })
 })
+
+describe('VAT check digits are determined by the rest of the number (property tests, every checksum country)', () => {
+  const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`))
+  const nonZero = fc.constantFrom('1', '2', '3', '4', '5', '6', '7', '8', '9')
+  /** How to build a number around a candidate check value, and how many values exist (10 or 100). */
+  type Template = {
+    body: fc.Arbitrary<string>
+    build: (body: string, check: string) => string
+    width: 1 | 2
+    exactlyOne: boolean
+  }
+  const templates: Record<string, Template> = {
+    AT: { body: digits(7), build: (b, c) => `ATU${b}${c}`, width: 1, exactlyOne: true },
+    DE: {
+      body: fc.tuple(nonZero, digits(7)).map(([a, b]) => a + b),
+      build: (b, c) => `DE${b}${c}`,
+      width: 1,
+      exactlyOne: true,
+    },
+    DK: {
+      body: fc.tuple(nonZero, digits(6)).map(([a, b]) => a + b),
+      build: (b, c) => `DK${b}${c}`,
+      width: 1,
+      exactlyOne: false,
+    },
+    EE: { body: digits(6), build: (b, c) => `EE10${b}${c}`, width: 1, exactlyOne: true },
+    EL: { body: digits(8), build: (b, c) => `EL${b}${c}`, width: 1, exactlyOne: true },
+    FI: { body: digits(7), build: (b, c) => `FI${b}${c}`, width: 1, exactlyOne: false },
+    FR: { body: digits(9), build: (b, c) => `FR${c}${b}`, width: 2, exactlyOne: true },
+    HR: { body: digits(10), build: (b, c) => `HR${b}${c}`, width: 1, exactlyOne: true },
+    HU: { body: digits(7), build: (b, c) => `HU${b}${c}`, width: 1, exactlyOne: true },
+    IT: { body: digits(10), build: (b, c) => `IT${b}${c}`, width: 1, exactlyOne: true },
+    LU: { body: digits(6), build: (b, c) => `LU${b}${c}`, width: 2, exactlyOne: true },
+    MT: {
+      body: fc.tuple(nonZero, digits(6)).map(([a, b]) => a + b),
+      build: (b, c) => `MT${b}${c}`,
+      width: 1,
+      exactlyOne: false,
+    },
+    PL: { body: digits(9), build: (b, c) => `PL${b}${c}`, width: 1, exactlyOne: false },
+    PT: {
+      body: fc.tuple(nonZero, digits(7)).map(([a, b]) => a + b),
+      build: (b, c) => `PT${b}${c}`,
+      width: 1,
+      exactlyOne: true,
+    },
+    RO: {
+      body: fc.tuple(nonZero, fc.integer({ min: 0, max: 8 })).chain(([a, n]) => digits(n).map((b) => a + b)),
+      build: (b, c) => `RO${b}${c}`,
+      width: 1,
+      exactlyOne: true,
+    },
+    SE: { body: digits(9), build: (b, c) => `SE${b}${c}01`, width: 1, exactlyOne: true },
+    SI: {
+      body: fc.tuple(nonZero, digits(6)).map(([a, b]) => a + b),
+      build: (b, c) => `SI${b}${c}`,
+      width: 1,
+      exactlyOne: false,
+    },
+    SK: {
+      body: fc
+        .tuple(nonZero, digits(1), fc.constantFrom('2', '3', '4', '7', '8', '9'), digits(6))
+        .map((parts) => parts.join('')),
+      build: (b, c) => `SK${b}${c}`,
+      width: 1,
+      exactlyOne: false,
+    },
+    XI: { body: digits(8), build: (b, c) => `XI${b}${c}`, width: 1, exactlyOne: false },
+  }
+
+  it('has a template for every single-scheme checksum country (NL and BE have their own properties above)', () => {
+    expect(Object.keys(templates).sort()).toEqual(
+      VAT_CHECKSUM_PREFIXES.filter((p) => p !== 'NL' && p !== 'BE').sort(),
+    )
+  })
+
+  for (const [prefix, template] of Object.entries(templates)) {
+    it(`${prefix}: ${template.exactlyOne ? 'exactly one' : 'at most one'} check value completes a random number`, () => {
+      fc.assert(
+        fc.property(template.body, (body) => {
+          const candidates = Array.from({ length: template.width === 1 ? 10 : 100 }, (_, i) =>
+            String(i).padStart(template.width, '0'),
+          )
+          const passing = candidates.filter((check) => validateVatNumber(template.build(body, check)).ok)
+          if (template.exactlyOne) expect(passing).toHaveLength(1)
+          else expect(passing.length).toBeLessThanOrEqual(1)
+        }),
+        { numRuns: 50 },
+      )
+    })
+  }
+})
