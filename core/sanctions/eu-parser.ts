@@ -112,8 +112,11 @@ function fsfEntry(node: XmlNode): SanctionsEntry {
     if (!value) continue
     const typeCode = (identification.attributes.identificationTypeCode ?? '').trim()
     const description = (identification.attributes.identificationTypeDescription ?? '').trim()
+    // The code is precise (passport, id, regnumber, fiscalcode...) except "other", where the
+    // description says what the number is ("Tax Identification Number (INN)").
+    const classifyBy = typeCode && typeCode.toLowerCase() !== 'other' ? typeCode : description || typeCode
     const identifier: SanctionsIdentifier = {
-      type: typeCode || description ? classifyDocumentLabel(typeCode || description) : 'other',
+      type: classifyBy ? classifyDocumentLabel(classifyBy) : 'other',
       value,
     }
     const country = countryToAlpha2(identification.attributes.countryIso2Code)

@@ -16,6 +16,7 @@ import { detach } from './xml-stream.ts'
 
 const FORMAT = 'ofac_sdn_csv'
 const EOF_MARKER = String.fromCharCode(0x1a)
+const REMARKS_CUT_AT = 1000
 
 export interface OfacCsvFiles {
   /** sdn.csv (required). */
@@ -268,6 +269,7 @@ export function parseOfacSdnCsv(files: OfacCsvFiles, options: OfacCsvOptions = {
 
   const entries: SanctionsEntry[] = []
   const ids = new Set<string>()
+  const cutRemarks: string[] = []
   for (const record of sdnRows) {
     const entryId = record[0]!.trim()
     if (ids.has(entryId)) fail(`duplicate ent_num ${entryId}`)
@@ -279,7 +281,15 @@ export function parseOfacSdnCsv(files: OfacCsvFiles, options: OfacCsvOptions = {
       .split(/\]\s*\[/)
       .map((programme) => programme.replace(/[[\]]/g, '').trim())
       .filter((programme) => programme.length > 0)
-    const remarks = field(record[11]) + (comments.get(entryId) ?? '')
+    let remarks = field(record[11])
+    const continuation = comments.get(entryId)
+    if (continuation !== undefined) remarks += continuation
+    else if ((record[11] ?? '').length >= REMARKS_CUT_AT) {
+      // Cut at 1,000 characters with no sdn_comments.csv: the last item is incomplete (an
+      // address cut to "1Gq" would be wrong), so it is dropped and reported.
+      remarks = remarks.slice(0, Math.max(0, remarks.lastIndexOf(';')))
+      cutRemarks.push(entryId)
+    }
     const parsed = parseRemarks(remarks)
 
     const aliases: SanctionsAlias[] = []
@@ -310,11 +320,18 @@ export function parseOfacSdnCsv(files: OfacCsvFiles, options: OfacCsvOptions = {
   for (const id of [...comments.keys(), ...strongAliases.keys()]) {
     if (!ids.has(id)) fail(`side file refers to unknown ent_num ${id}`)
   }
-  return {
+  const list: ParsedList = {
     list_key: 'ofac_sdn',
     publication_date: options.publicationDate ?? null,
     format: FORMAT,
     entries,
     entry_count: entries.length,
   }
+  if (cutRemarks.length > 0) {
+    list.warnings = [
+      `${cutRemarks.length} Remarks cut at ${REMARKS_CUT_AT} characters without sdn_comments.csv ` +
+        `(ent_num ${cutRemarks.join(', ')}); their incomplete last item was dropped`,
+    ]
+  }
+  return list
 }

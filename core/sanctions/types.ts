@@ -115,4 +115,6 @@ export interface ParsedList {
   format: ListFormat
   entries: SanctionsEntry[]
   entry_count: number
+  /** Data-quality notes that did not stop the parse (e.g. cut OFAC CSV remarks). */
+  warnings?: string[]
 }
