@@ -7,14 +7,14 @@ import {
   entityNameSchema,
   ibanSchema,
   kvkNumberSchema,
+  validateWalletForChain,
   vatNumberSchema,
+  WALLET_CHAINS,
   walletAddressSchema,
 } from '../validate/index.ts'
 import { mockFields } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
-
-export const WALLET_CHAINS = ['eth', 'base', 'polygon', 'arbitrum', 'btc', 'sol'] as const
 
 /** spec: POST /v1/entity/check request. No other properties are allowed. */
 export const EntityCheckInput = z
@@ -47,6 +47,11 @@ export const EntityCheckInput = z
   .superRefine((input, ctx) => {
     if (input.wallet_chain && !input.wallet_address) {
       ctx.addIssue({ code: 'custom', path: ['wallet_chain'], message: 'needs wallet_address' })
+    }
+    if (input.wallet_address) {
+      const chain = input.wallet_chain ?? 'eth'
+      const checked = validateWalletForChain(input.wallet_address, chain)
+      if (!checked.ok) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: checked.message })
     }
   })
 
