@@ -168,7 +168,6 @@ describe('payments made by the official x402 clients', () => {
   })
 
   it('a replayed official payment is refused as nonce_replay with errorCode in the 402', async () => {
-    const account = privateKeyToAccount(setup.payerKeys[1]!)
     const client = officialClient(setup.payerKeys[1]!)
     const payload = await client.createPaymentPayload(
       buildPaymentChallenge(requirements).paymentRequired as unknown as PaymentRequired,

@@ -1,0 +1,110 @@
+export {
+  type AcceptsItem,
+  buildPaymentChallenge,
+  buildPaymentRequirements,
+  encodeBase64Json,
+  type OperationRequirementsInput,
+  PAYMENT_REQUIRED_MESSAGE,
+  type PaymentChallenge,
+  type PaymentRequiredObject,
+  type PaymentRequirement,
+  paymentRequirementsFor,
+  type RequirementsInput,
+} from './challenge.ts'
+export {
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  type CircuitState,
+  createCircuitBreaker,
+} from './circuit-breaker.ts'
+export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
+export {
+  PAYMENT_ERROR_CODES,
+  PAYMENT_ERROR_MESSAGES,
+  type PaymentErrorCode,
+  PaymentErrorCodeSchema,
+} from './error-codes.ts'
+export {
+  createFacilitatorClient,
+  createFacilitatorSettler,
+  createFallbackSettler,
+  type FacilitatorClient,
+  type FacilitatorClientOptions,
+  type FacilitatorVerifyResult,
+  mapFacilitatorReason,
+} from './facilitator-client.ts'
+export {
+  BASE_MAINNET,
+  BASE_SEPOLIA,
+  createPaymentConfig,
+  findPaymentNetwork,
+  KNOWN_NETWORKS,
+  MAX_SIGNATURE_LIFETIME_SECONDS,
+  type NetworkKind,
+  type PaymentConfig,
+  type PaymentConfigInput,
+  type PaymentNetwork,
+  SOLANA_DEVNET,
+  SOLANA_MAINNET,
+} from './networks.ts'
+export {
+  createMemoryNonceStore,
+  type MemoryNonceStore,
+  type MemoryNonceStoreOptions,
+  type NonceStore,
+} from './nonce-store.ts'
+export { createOnChainSettler, type OnChainSettlerOptions } from './onchain-settler.ts'
+export {
+  type DecodedPayment,
+  type DecodeResult,
+  decodePaymentHeader,
+  MAX_PAYMENT_HEADER_LENGTH,
+  parsePaymentPayload,
+} from './payment-payload.ts'
+export {
+  createPaymentVerifier,
+  type PaymentSource,
+  type PaymentVerifier,
+  type PaymentVerifierDeps,
+} from './payment-verifier.ts'
+export {
+  accountPriceFor,
+  buildX402Discovery,
+  type DiscoveryRoute,
+  effectiveQuality,
+  isPricedOperationId,
+  KEY_UPGRADE_OPERATION_ID,
+  KEY_UPGRADE_PRICES,
+  PRICED_OPERATION_IDS,
+  PRICES,
+  type PricedOperationId,
+  UPGRADE_TIERS,
+  type UpgradeTier,
+  type X402Discovery,
+  type X402DiscoveryInput,
+  x402PriceFor,
+} from './pricing.ts'
+export {
+  buildPaymentResponse,
+  encodePaymentResponseHeader,
+  type PaymentResponse,
+  paymentSuccessHeaders,
+  type SettleResult,
+  type Settler,
+} from './settlement.ts'
+export {
+  type CanonicalPaymentPayload,
+  type EvmAuthorization,
+  type RejectedPayment,
+  type StandardRequirement,
+  toStandardRequirement,
+  toVerifyResponse,
+  type VerifiedPayment,
+  type VerifyResult,
+} from './verification.ts'
+export {
+  matchRequirement,
+  type VerifyPaymentDeps,
+  type VerifyPaymentInput,
+  verifyEvmPayment,
+} from './verify-evm.ts'
