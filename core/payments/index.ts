@@ -33,6 +33,7 @@ export {
   type FacilitatorVerifyResult,
   mapFacilitatorReason,
 } from './facilitator-client.ts'
+export { type FacilitatorRequest, parseFacilitatorRequest } from './facilitator-routes.ts'
 export {
   BASE_MAINNET,
   BASE_SEPOLIA,

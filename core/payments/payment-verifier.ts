@@ -24,7 +24,11 @@ export interface PaymentVerifier {
    * Decodes and verifies a payment against what this request accepts. Resolves to data for every
    * refusal (`{ isValid: false, invalidReason }`); rejects only when the NonceStore fails.
    */
-  verify(source: PaymentSource, requirements: readonly PaymentRequirement[]): Promise<VerifyResult>
+  verify(
+    source: PaymentSource,
+    requirements: readonly PaymentRequirement[],
+    options?: { claimNonce?: boolean },
+  ): Promise<VerifyResult>
 }
 
 /**
@@ -35,15 +39,17 @@ export interface PaymentVerifier {
  */
 export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifier {
   return {
-    async verify(source, requirements) {
+    async verify(source, requirements, options = {}) {
       const decoded =
         'header' in source ? decodePaymentHeader(source.header) : parsePaymentPayload(source.payload)
       if (!decoded.ok) return reject(decoded.code, decoded.message)
       const payment = decoded.payment
       const now = deps.clock.now()
       const requirement = matchRequirement(requirements, payment.network)
-      if (requirement?.network.kind === 'solana') return verifySolana(deps, payment, requirement, now)
-      return verifyEvmPayment(deps, { payment, requirements, now })
+      const claimNonce = options.claimNonce !== false
+      if (requirement?.network.kind === 'solana')
+        return verifySolana(deps, payment, requirement, now, claimNonce)
+      return verifyEvmPayment(deps, { payment, requirements, now, claimNonce })
     },
   }
 }
@@ -53,6 +59,7 @@ async function verifySolana(
   payment: DecodedPayment,
   requirement: PaymentRequirement,
   now: Date,
+  claimNonce: boolean,
 ): Promise<VerifyResult> {
   if (payment.scheme !== 'exact')
     return reject('unsupported_scheme', `scheme ${payment.scheme} is not accepted`)
@@ -69,7 +76,7 @@ async function verifySolana(
   const digest = `0x${createHash('sha256').update(transaction).digest('hex')}`
   const expiresAt = new Date(now.getTime() + deps.config.replayWindowSeconds * 1000)
   const network = requirement.network.network
-  if (!(await deps.nonceStore.claim(network, digest, answer.payer, expiresAt))) {
+  if (claimNonce && !(await deps.nonceStore.claim(network, digest, answer.payer, expiresAt))) {
     return reject('nonce_replay', 'this Solana transaction was already used', answer.payer)
   }
   return {

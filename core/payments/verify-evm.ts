@@ -23,6 +23,11 @@ export interface VerifyPaymentInput {
   /** What this request accepts (from `buildPaymentRequirements` / `paymentRequirementsFor`). */
   requirements: readonly PaymentRequirement[]
   now: Date
+  /**
+   * Claim the nonce (default true). False only for a dry run such as the facilitator route
+   * `/x402/verify`, which must not consume the payment it is asked about.
+   */
+  claimNonce?: boolean
 }
 
 /** EIP-712 domain when a network gives none (spec: name `USD Coin`, version `2`). */
@@ -125,9 +130,11 @@ export async function verifyEvmPayment(
   }
   if (!signatureValid) return reject('invalid_signature', 'signature does not match the authorization', payer)
 
-  const expiresAt = new Date(input.now.getTime() + deps.config.replayWindowSeconds * 1000)
-  const firstUse = await deps.nonceStore.claim(network.network, authorization.nonce, payer, expiresAt)
-  if (!firstUse) return reject('nonce_replay', `nonce ${authorization.nonce} was already used`, payer)
+  if (input.claimNonce !== false) {
+    const expiresAt = new Date(input.now.getTime() + deps.config.replayWindowSeconds * 1000)
+    const firstUse = await deps.nonceStore.claim(network.network, authorization.nonce, payer, expiresAt)
+    if (!firstUse) return reject('nonce_replay', `nonce ${authorization.nonce} was already used`, payer)
+  }
 
   const paymentRequirements = toStandardRequirement(requirement)
   return {

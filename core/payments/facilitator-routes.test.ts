@@ -1,0 +1,108 @@
+import { toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import { systemClock } from '../context.ts'
+import { buildPaymentRequirements } from './challenge.ts'
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
+import { parseFacilitatorRequest } from './facilitator-routes.ts'
+import { BASE_SEPOLIA, createPaymentConfig } from './networks.ts'
+import { createMemoryNonceStore } from './nonce-store.ts'
+import { createPaymentVerifier } from './payment-verifier.ts'
+import { toStandardRequirement } from './verification.ts'
+
+const ASSET = '0x1111111111111111111111111111111111111111'
+const PAY_TO = '0x2222222222222222222222222222222222222222'
+const config = createPaymentConfig({
+  networks: [BASE_SEPOLIA],
+  evmPayTo: PAY_TO,
+  overrides: { [BASE_SEPOLIA]: { asset: ASSET, eip712: { name: 'USD Coin', version: '2' } } },
+})
+const [requirement] = buildPaymentRequirements(config, {
+  amount: 110_000n,
+  resourceUrl: 'https://api.test/v1/risk/score',
+  description: 'risk',
+})
+const standard = toStandardRequirement(requirement!)
+
+async function facilitatorBody() {
+  const signer = privateKeyToAccount(generatePrivateKey())
+  const message = {
+    from: signer.address,
+    to: PAY_TO,
+    value: 110_000n,
+    validAfter: 0n,
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + 200),
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  } as const
+  const signature = await signer.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: ASSET },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  })
+  const authorization = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, v.toString()]))
+  return {
+    x402Version: 2,
+    paymentPayload: { x402Version: 2, accepted: standard, payload: { signature, authorization } },
+    paymentRequirements: standard,
+  }
+}
+
+describe('parseFacilitatorRequest', () => {
+  it('turns a facilitator request into a payment and requirements the verifier accepts', async () => {
+    const request = parseFacilitatorRequest(config, await facilitatorBody())
+    expect(request.ok).toBe(true)
+    if (!request.ok) return
+    expect(request.requirements[0]).toMatchObject({ amount: 110_000n, network: { network: BASE_SEPOLIA } })
+    const verifier = createPaymentVerifier({
+      config,
+      nonceStore: createMemoryNonceStore({ clock: systemClock }),
+      clock: systemClock,
+    })
+    expect((await verifier.verify(request.source, request.requirements)).isValid).toBe(true)
+  })
+
+  it('lets /x402/verify dry-run a payment without consuming its nonce', async () => {
+    const request = parseFacilitatorRequest(config, await facilitatorBody())
+    if (!request.ok) throw new Error('request did not parse')
+    const verifier = createPaymentVerifier({
+      config,
+      nonceStore: createMemoryNonceStore({ clock: systemClock }),
+      clock: systemClock,
+    })
+    expect((await verifier.verify(request.source, request.requirements, { claimNonce: false })).isValid).toBe(
+      true,
+    )
+    expect((await verifier.verify(request.source, request.requirements, { claimNonce: false })).isValid).toBe(
+      true,
+    )
+    expect((await verifier.verify(request.source, request.requirements)).isValid).toBe(true)
+    expect(await verifier.verify(request.source, request.requirements)).toMatchObject({
+      invalidReason: 'nonce_replay',
+    })
+  })
+
+  it('only facilitates payments to this service in the configured USDC', async () => {
+    const body = await facilitatorBody()
+    const other = '0x3333333333333333333333333333333333333333'
+    expect(
+      parseFacilitatorRequest(config, { ...body, paymentRequirements: { ...standard, payTo: other } }),
+    ).toMatchObject({
+      ok: false,
+      invalidReason: 'wrong_recipient',
+    })
+    expect(
+      parseFacilitatorRequest(config, { ...body, paymentRequirements: { ...standard, asset: other } }),
+    ).toMatchObject({
+      ok: false,
+      invalidReason: 'wrong_asset',
+    })
+    expect(
+      parseFacilitatorRequest(config, { ...body, paymentRequirements: { ...standard, network: 'eip155:1' } }),
+    ).toMatchObject({ ok: false, invalidReason: 'unsupported_network' })
+    expect(parseFacilitatorRequest(config, { paymentPayload: body.paymentPayload })).toMatchObject({
+      ok: false,
+      invalidReason: 'malformed_payload',
+    })
+  })
+})

@@ -1,0 +1,78 @@
+import { z } from 'zod'
+import type { PaymentRequirement } from './challenge.ts'
+import { findPaymentNetwork, type PaymentConfig } from './networks.ts'
+import type { PaymentSource } from './payment-verifier.ts'
+import { type RejectedPayment, reject } from './verification.ts'
+
+const RequirementsSchema = z.looseObject({
+  scheme: z.string().min(1).describe('Payment scheme, exact.'),
+  network: z.string().min(1).describe('CAIP-2 id or x402 v1 network name.'),
+  amount: z
+    .string()
+    .regex(/^\d{1,30}$/)
+    .optional()
+    .describe('v2 amount, 6-decimal units.'),
+  maxAmountRequired: z
+    .string()
+    .regex(/^\d{1,30}$/)
+    .optional()
+    .describe('v1 amount, 6-decimal units.'),
+  asset: z.string().min(1).describe('USDC contract or mint.'),
+  payTo: z.string().min(1).describe('Recipient; must be this service.'),
+  resource: z.string().optional().describe('v1 resource URL.'),
+  description: z.string().optional().describe('What is paid for.'),
+  mimeType: z.string().optional().describe('Mime type of the resource.'),
+})
+
+const FacilitatorRequestSchema = z.looseObject({
+  x402Version: z.number().int().optional().describe('x402 version of the request.'),
+  paymentPayload: z.record(z.string(), z.unknown()).describe('The payment payload as a client built it.'),
+  paymentRequirements: RequirementsSchema.describe('The requirement the payment answers.'),
+})
+
+export type FacilitatorRequest =
+  | { ok: true; source: PaymentSource; requirements: PaymentRequirement[] }
+  | (RejectedPayment & { ok: false })
+
+/**
+ * Reads the body of the service's own facilitator routes `/x402/verify` and `/x402/settle`
+ * (x402 facilitator request `{ x402Version, paymentPayload, paymentRequirements }`; spec:
+ * Facilitator routes, same values as invalidReason). Only payments to this service's payTo in
+ * the configured USDC are accepted. Verify with `claimNonce: false` on `/x402/verify`.
+ */
+export function parseFacilitatorRequest(config: PaymentConfig, body: unknown): FacilitatorRequest {
+  const parsed = FacilitatorRequestSchema.safeParse(body)
+  if (!parsed.success) {
+    return { ok: false, ...reject('malformed_payload', 'body needs paymentPayload and paymentRequirements') }
+  }
+  const req = parsed.data.paymentRequirements
+  const network = findPaymentNetwork(config, req.network)
+  if (!network)
+    return { ok: false, ...reject('unsupported_network', `network ${req.network} is not accepted`) }
+  if (req.scheme !== 'exact')
+    return { ok: false, ...reject('unsupported_scheme', `scheme ${req.scheme} is not accepted`) }
+  if (req.asset.toLowerCase() !== network.asset.toLowerCase()) {
+    return { ok: false, ...reject('wrong_asset', `asset ${req.asset} is not ${network.asset}`) }
+  }
+  if (req.payTo.toLowerCase() !== network.payTo.toLowerCase()) {
+    return { ok: false, ...reject('wrong_recipient', 'payTo is not this service') }
+  }
+  const amount = BigInt(req.amount ?? req.maxAmountRequired ?? '0')
+  if (amount <= 0n)
+    return { ok: false, ...reject('malformed_payload', 'paymentRequirements needs a positive amount') }
+  const resource = parsed.data.paymentPayload.resource as { url?: unknown } | undefined
+  return {
+    ok: true,
+    source: { payload: parsed.data.paymentPayload },
+    requirements: [
+      {
+        network,
+        amount,
+        resourceUrl: req.resource ?? (typeof resource?.url === 'string' ? resource.url : ''),
+        description: req.description ?? '',
+        mimeType: req.mimeType ?? 'application/json',
+        maxTimeoutSeconds: config.maxTimeoutSeconds,
+      },
+    ],
+  }
+}
