@@ -154,7 +154,11 @@ export function createKboLookup(options: KboLookupOptions): KboLookup {
   }
 
   async function naceCodes(activities: KboActivityRecord[]): Promise<KboEnterprise['nace_codes']> {
-    const newest = activities.map((a) => a.nace_version).sort().at(-1) ?? ''
+    const newest =
+      activities
+        .map((a) => a.nace_version)
+        .sort()
+        .at(-1) ?? ''
     const byCode = new Map<string, boolean>()
     for (const a of activities) {
       if (a.nace_version !== newest) continue

@@ -1,0 +1,59 @@
+export type {
+  AddressClass,
+  AddressClassification,
+  HostCheck,
+  HostCheckOptions,
+  LookupAll,
+} from './address-guard.ts'
+export { checkHost, classifyAddress, isPublicAddress, systemLookupAll } from './address-guard.ts'
+export type { CircuitBreaker, CircuitBreakerOptions, CircuitState } from './circuit-breaker.ts'
+export { createCircuitBreaker } from './circuit-breaker.ts'
+export type {
+  DnsProbe,
+  DnsProbeOptions,
+  DnsProfile,
+  DnsResolverOptions,
+  DnsResolverPort,
+} from './dns-probe.ts'
+export { createDnsProbe, createDnsResolver } from './dns-probe.ts'
+export { fanOut } from './fan-out.ts'
+export type { FetchLike } from './http-json.ts'
+export type { KboAddress, KboEnterprise, KboLookup, KboLookupOptions, KboNameType } from './kbo.ts'
+export { createKboLookup, normaliseEnterpriseNumber } from './kbo.ts'
+export type { KboFileSource, KboImporter, KboImporterOptions, KboImportStats } from './kbo-import.ts'
+export { createKboImporter, kboDate, kboDirectorySource } from './kbo-import.ts'
+export type {
+  KboActivityRecord,
+  KboAddressRecord,
+  KboCodeRecord,
+  KboDenominationRecord,
+  KboEnterpriseBundle,
+  KboEnterpriseRecord,
+  KboImportMeta,
+  KboImportState,
+  KboStore,
+  KboTable,
+} from './kbo-store.ts'
+export { createInMemoryKboStore } from './kbo-store.ts'
+export type {
+  KvkAddress,
+  KvkClient,
+  KvkClientOptions,
+  KvkCompany,
+  KvkSearchData,
+  KvkSearchHit,
+  KvkSearchQuery,
+} from './kvk.ts'
+export { createKvkClient, kvkDate } from './kvk.ts'
+export type { RdapClient, RdapClientOptions, RdapDomain } from './rdap.ts'
+export { createRdapClient, IANA_RDAP_DNS_BOOTSTRAP, normaliseDomain } from './rdap.ts'
+export type { SourceCallOptions } from './source-call.ts'
+export { runSourceCall } from './source-call.ts'
+export type { BreakerSetting, SourceClientOptions } from './source-options.ts'
+export { DEFAULT_TIMEOUT_MS } from './source-options.ts'
+export type { SourceOk, SourceResult, SourceUnavailable, UnavailableReason } from './source-result.ts'
+export { okData, UpstreamFailure } from './source-result.ts'
+export type { TlsCertificateInfo, TlsProbe, TlsProbeOptions } from './tls-probe.ts'
+export { createTlsProbe } from './tls-probe.ts'
+export type { ViesCheck, ViesCheckInput, ViesClient, ViesClientOptions } from './vies.ts'
+export { createViesClient, splitVatNumber, VIES_COUNTRIES, VIES_REST_BASE_URL } from './vies.ts'
