@@ -77,7 +77,7 @@ describe.each([
   ['ofac_sdn', 'OFAC SDN'],
   ['eu', 'EU (legacy file)'],
   ['un', 'UN'],
-] as const)('screening the real %s list (%s)', (list) => {
+] as const)('screening the real %s list (%s)', (list, _title) => {
   it('finds every primary name and alias of 200 sampled entries with the right list and entry_id', () => {
     expect(samples[list]).toHaveLength(200)
     let names = 0
