@@ -54,7 +54,12 @@ export {
   type MemoryNonceStoreOptions,
   type NonceStore,
 } from './nonce-store.ts'
-export { createOnChainSettler, type OnChainSettlerOptions } from './onchain-settler.ts'
+export {
+  createOnChainSettler,
+  type OnChainSettler,
+  type OnChainSettlerOptions,
+  type TransactionStatus,
+} from './onchain-settler.ts'
 export {
   type DecodedPayment,
   type DecodeResult,

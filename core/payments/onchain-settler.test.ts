@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { type Hex, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -115,6 +117,14 @@ describe('createOnChainSettler', () => {
     expect(result).toMatchObject({ success: false, errorReason: 'settlement_failed', retryable: true })
   })
 
+  it('tells whether an authorization is still unused on chain', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const settler = settlerFor(setup.chain.rpcUrl)
+    expect(await settler.authorizationUsed(payment)).toBe(false)
+    expect((await settler.settle(payment)).success).toBe(true)
+    expect(await settler.authorizationUsed(payment)).toBe(true)
+  })
+
   it('refuses a network it has no RPC for as unsupported_network', async () => {
     const payment = await verifiedPayment(setup.payerKeys[2]!)
     const settler = createOnChainSettler({ privateKey: setup.operatorKey, rpcUrls: {} })
@@ -129,5 +139,46 @@ describe('createOnChainSettler', () => {
     const payments = await Promise.all(setup.payerKeys.map((key) => verifiedPayment(key, 110_000n)))
     const results = await Promise.all(payments.map((p) => settler.settle(p)))
     expect(results.map((r) => r.success)).toEqual(payments.map(() => true))
+  })
+
+  it('reports a transaction whose receipt does not come in time as settlement_timeout with its hash', async () => {
+    // A JSON-RPC proxy to the local chain that never reports receipts.
+    const proxy = createHttpServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const call = JSON.parse(raw) as { id: number; method: string }
+      if (call.method === 'eth_getTransactionReceipt') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: null }))
+        return
+      }
+      const upstream = await fetch(setup.chain.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      res.writeHead(upstream.status, { 'content-type': 'application/json' })
+      res.end(await upstream.text())
+    })
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    try {
+      const settler = createOnChainSettler({
+        privateKey: setup.operatorKey,
+        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        receiptTimeoutMs: 300,
+      })
+      const payment = await verifiedPayment(setup.payerKeys[0]!)
+      const result = await settler.settle(payment)
+      expect(result).toMatchObject({ success: false, errorReason: 'settlement_timeout', retryable: true })
+      expect(result.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      // The ledger sweep asks the real node what became of it: mined, and the nonce is spent.
+      const direct = settlerFor(setup.chain.rpcUrl)
+      expect(await settler.transactionStatus('eip155:84532', result.transaction as Hex)).toBe('pending')
+      expect(await direct.transactionStatus('eip155:84532', result.transaction as Hex)).toBe('success')
+      expect(await direct.authorizationUsed(payment)).toBe(true)
+    } finally {
+      proxy.close()
+    }
   })
 })

@@ -31,6 +31,19 @@ export interface OnChainSettlerOptions {
   rpcTimeoutMs?: number
 }
 
+/** What became of a settlement transaction (for the ledger's retries and start-up sweep). */
+export type TransactionStatus = 'success' | 'reverted' | 'pending' | 'unavailable'
+
+export interface OnChainSettler extends Settler {
+  /** Receipt status of a transaction sent earlier (e.g. after `settlement_timeout`). */
+  transactionStatus(network: string, transaction: Hex): Promise<TransactionStatus>
+  /**
+   * Whether the payment's EIP-3009 nonce is already used on chain (by us or anyone): a used one
+   * must not be sent again. Undefined when the chain cannot be asked.
+   */
+  authorizationUsed(payment: VerifiedPayment): Promise<boolean | undefined>
+}
+
 interface NetworkClients {
   chain: Chain
   publicClient: PublicClient
@@ -44,7 +57,7 @@ interface NetworkClients {
  * used on chain), `insufficient_funds` or `settlement_failed`; an unreachable RPC or a receipt that
  * does not come in time is reported retryable, never thrown.
  */
-export function createOnChainSettler(options: OnChainSettlerOptions): Settler {
+export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSettler {
   const account = privateKeyToAccount(options.privateKey, { nonceManager })
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 60_000
   const rpcTimeoutMs = options.rpcTimeoutMs ?? 10_000
@@ -72,7 +85,41 @@ export function createOnChainSettler(options: OnChainSettlerOptions): Settler {
     return entry
   }
 
+  const networkChainId = (network: string): number | undefined => {
+    const id = Number(network.startsWith('eip155:') ? network.slice('eip155:'.length) : Number.NaN)
+    return Number.isSafeInteger(id) ? id : undefined
+  }
+
   return {
+    async transactionStatus(network, transaction) {
+      const chainId = networkChainId(network)
+      const net = chainId === undefined ? undefined : clientsFor(network, chainId)
+      if (!net) return 'unavailable'
+      try {
+        const receipt = await net.publicClient.getTransactionReceipt({ hash: transaction })
+        return receipt.status === 'success' ? 'success' : 'reverted'
+      } catch (error) {
+        if (error instanceof BaseError && error.name === 'TransactionReceiptNotFoundError') return 'pending'
+        return 'unavailable'
+      }
+    },
+
+    async authorizationUsed(payment) {
+      const chainId = payment.requirement.network.chainId
+      const net = typeof chainId === 'number' ? clientsFor(payment.network, chainId) : undefined
+      if (!net || !payment.authorization) return undefined
+      try {
+        return await net.publicClient.readContract({
+          address: payment.requirement.network.asset as Address,
+          abi: EIP3009_TOKEN_ABI,
+          functionName: 'authorizationState',
+          args: [payment.authorization.from, payment.authorization.nonce],
+        })
+      } catch {
+        return undefined
+      }
+    },
+
     async settle(payment: VerifiedPayment): Promise<SettleResult> {
       const base = { network: payment.network, payer: payment.payer }
       const fail = (
