@@ -99,6 +99,18 @@ describe('verifyEvmPayment', () => {
     expect(result.paymentPayload.accepted).toEqual(result.paymentRequirements)
   })
 
+  it('treats a wrongly checksummed address as data, not an exception', async () => {
+    const payment = await signedPayment()
+    const authorization = payment.payload.authorization as Record<string, string>
+    const from = authorization.from!
+    const badChecksum = `0x${[...from.slice(2)].map((c) => (/[a-f]/.test(c) ? c.toUpperCase() : c.toLowerCase())).join('')}`
+    const mangled = {
+      ...payment,
+      payload: { ...payment.payload, authorization: { ...authorization, from: badChecksum } },
+    }
+    expect((await verify(mangled)).isValid).toBe(true)
+  })
+
   it('refuses an amount below the price as insufficient_amount', async () => {
     const result = await verify(await signedPayment({ value: usd('0.109999') }))
     expect(result).toMatchObject({ isValid: false, invalidReason: 'insufficient_amount' })

@@ -71,7 +71,8 @@ export async function verifyEvmPayment(
   if (!parsed.success) return reject('malformed_payload', 'payload needs signature and authorization')
   const wire = parsed.data.authorization
   const signature = parsed.data.signature as Hex
-  const payer = getAddress(wire.from)
+  // Lower-case first: a wrongly checksummed address is still an address, not an exception.
+  const payer = getAddress(wire.from.toLowerCase())
 
   if (payment.accepted && !sameAddress(payment.accepted.asset, network.asset)) {
     return reject('wrong_asset', `asset ${payment.accepted.asset} is not ${network.asset}`, payer)
@@ -81,7 +82,7 @@ export async function verifyEvmPayment(
   }
   const authorization: EvmAuthorization = {
     from: payer,
-    to: getAddress(wire.to),
+    to: getAddress(wire.to.toLowerCase()),
     value: BigInt(wire.value),
     validAfter: BigInt(wire.validAfter),
     validBefore: BigInt(wire.validBefore),
