@@ -35,6 +35,7 @@ export type {
   KboTable,
 } from './kbo-store.ts'
 export { createInMemoryKboStore } from './kbo-store.ts'
+export { kboZipSource } from './kbo-zip.ts'
 export type {
   KvkAddress,
   KvkClient,
