@@ -1,0 +1,191 @@
+import type { RiskFactor, SourceAssessment, SourceRole, SourceStatus } from './factors.ts'
+
+/** Where every trust score starts: an entity nothing is known about yet. METHODOLOGY.md. */
+export const BASE_TRUST_SCORE = 50
+
+/** Risk clusters, best first; `sanctions_flagged` overrides the score bands. */
+export const CLUSTERS = [
+  'low_risk',
+  'moderate_risk',
+  'elevated_risk',
+  'high_risk',
+  'sanctions_flagged',
+] as const
+export type Cluster = (typeof CLUSTERS)[number]
+
+/** Recommendations, most permissive first. */
+export const RECOMMENDATIONS = ['approve', 'approve_with_monitoring', 'manual_review', 'reject'] as const
+export type Recommendation = (typeof RECOMMENDATIONS)[number]
+
+/**
+ * How much each kind of source weighs in the confidence (METHODOLOGY.md "Confidence"). The
+ * register and the sanctions screen are the core of a company check: when they could not be
+ * asked at all they still count in the denominator.
+ */
+export const SOURCE_IMPORTANCE: Readonly<Record<SourceRole, number>> = {
+  register: 3,
+  sanctions: 3,
+  vat: 2,
+  domain_registration: 1,
+  dns: 0.5,
+  tls: 0.5,
+  bank: 1,
+  country_risk: 1,
+  wallet: 0.5,
+}
+
+const CORE_ROLES: readonly SourceRole[] = ['register', 'sanctions']
+
+/**
+ * Points an unavailable source costs (METHODOLOGY.md "Unavailable sources"). Always negative:
+ * a source that did not answer must never leave a score better than a clean answer would.
+ */
+export const UNAVAILABLE_PENALTY: Readonly<Record<SourceRole, number>> = {
+  register: -5,
+  sanctions: -10,
+  vat: -4,
+  domain_registration: -2,
+  dns: -2,
+  tls: -2,
+  bank: -2,
+  country_risk: -5,
+  wallet: -1,
+}
+
+/** Score bands of the clusters (lower bound inclusive). */
+export function clusterForScore(score: number): Exclude<Cluster, 'sanctions_flagged'> {
+  if (score >= 80) return 'low_risk'
+  if (score >= 60) return 'moderate_risk'
+  if (score >= 40) return 'elevated_risk'
+  return 'high_risk'
+}
+
+const RECOMMENDATION_OF: Record<Cluster, Recommendation> = {
+  low_risk: 'approve',
+  moderate_risk: 'approve_with_monitoring',
+  elevated_risk: 'manual_review',
+  high_risk: 'reject',
+  sanctions_flagged: 'reject',
+}
+
+/** The stricter of two recommendations. */
+export function stricterRecommendation(a: Recommendation, b: Recommendation): Recommendation {
+  return RECOMMENDATIONS.indexOf(a) >= RECOMMENDATIONS.indexOf(b) ? a : b
+}
+
+/** The highest score a sanctions-flagged entity can have. */
+export const SANCTIONS_FLAGGED_MAX_SCORE = 10
+
+export interface TrustAssessment {
+  trust_score: number
+  cluster: Cluster
+  recommendation: Recommendation
+  /** 0-1: share of the evidence a full check relies on that was actually obtained. */
+  confidence: number
+  risk_factors: RiskFactor[]
+  /** Sources that were called, with their status. */
+  sources: SourceStatus[]
+  /** Sources that answered (spec: sources_checked). */
+  sources_checked: number
+}
+
+/**
+ * Turns the assessments of one check into the trust score, cluster, recommendation and
+ * confidence (spec: "scores (0-100), verdicts and recommendations, and reports the source of
+ * each finding"; METHODOLOGY.md). The score is BASE_TRUST_SCORE plus the weights of all
+ * findings, clamped to 0-100. An unavailable source adds its (negative) uncertainty penalty and
+ * lowers the confidence; it never improves anything. A sanctions match caps the score at
+ * SANCTIONS_FLAGGED_MAX_SCORE and sets the cluster `sanctions_flagged`.
+ */
+export function scoreAssessments(assessments: readonly SourceAssessment[]): TrustAssessment {
+  const riskFactors = assessments.flatMap((assessment) => assessment.factors)
+  const sum = riskFactors.reduce((total, factor) => total + factor.weight, 0)
+  let trustScore = clamp(Math.round(BASE_TRUST_SCORE + sum), 0, 100)
+  const flagged = assessments.some((assessment) => assessment.sanctions_match === true)
+  if (flagged) trustScore = Math.min(trustScore, SANCTIONS_FLAGGED_MAX_SCORE)
+  const cluster: Cluster = flagged ? 'sanctions_flagged' : clusterForScore(trustScore)
+
+  let recommendation = RECOMMENDATION_OF[cluster]
+  const roleAnswered = (role: SourceRole) =>
+    assessments.some((assessment) => assessment.role === role && assessment.status === 'ok')
+  // Nothing is approved without a sanctions screen that answered.
+  if (!roleAnswered('sanctions')) recommendation = stricterRecommendation(recommendation, 'manual_review')
+  // A register that was asked and did not answer leaves the company unconfirmed.
+  const registerDown = assessments.some((a) => a.role === 'register' && a.status === 'unavailable')
+  if (registerDown) recommendation = stricterRecommendation(recommendation, 'approve_with_monitoring')
+
+  const sources: SourceStatus[] = assessments
+    .filter((assessment) => assessment.status !== 'not_checked')
+    .map((assessment) => ({
+      source: assessment.source,
+      status: assessment.status === 'ok' ? 'ok' : 'unavailable',
+      ...(assessment.status === 'unavailable' ? { reason: assessment.reason ?? 'unknown' } : {}),
+      fetched_at: assessment.fetched_at ?? '',
+    }))
+
+  return {
+    trust_score: trustScore,
+    cluster,
+    recommendation,
+    confidence: confidenceOf(assessments),
+    risk_factors: riskFactors,
+    sources,
+    sources_checked: sources.filter((source) => source.status === 'ok').length,
+  }
+}
+
+/**
+ * Confidence (METHODOLOGY.md "Confidence"): importance of the sources that answered divided by
+ * the importance of the sources that were called, plus the core sources (register, sanctions)
+ * when they could not be called at all. Two decimals.
+ */
+export function confidenceOf(assessments: readonly SourceAssessment[]): number {
+  let answered = 0
+  let expected = 0
+  for (const assessment of assessments) {
+    const importance = SOURCE_IMPORTANCE[assessment.role]
+    if (assessment.status === 'ok') answered += importance
+    if (assessment.status !== 'not_checked' || CORE_ROLES.includes(assessment.role)) expected += importance
+  }
+  for (const role of CORE_ROLES) {
+    if (!assessments.some((assessment) => assessment.role === role)) expected += SOURCE_IMPORTANCE[role]
+  }
+  if (expected === 0) return 0
+  return Math.round((answered / expected) * 100) / 100
+}
+
+/**
+ * The assessment of a source that did not answer: its uncertainty penalty as a factor, so the
+ * response shows what the missing answer cost (spec: a source that did not answer is shown
+ * unavailable, never clean).
+ */
+export function unavailableAssessment(
+  source: string,
+  role: SourceRole,
+  reason: string,
+  fetchedAt: string,
+  what: string,
+): SourceAssessment {
+  const penalty = UNAVAILABLE_PENALTY[role]
+  return {
+    source,
+    role,
+    status: 'unavailable',
+    reason,
+    fetched_at: fetchedAt,
+    factors: [
+      {
+        factor: `${source}_unavailable`,
+        source,
+        severity: role === 'sanctions' ? 'high' : role === 'register' ? 'medium' : 'low',
+        weight: penalty,
+        evidence: `${what} did not answer (${reason}); treated as unknown, not as clean`,
+        status: 'unavailable',
+      },
+    ],
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value))
+}
