@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeTlsServer, startFakeTlsServer } from '../testing/fakes/fake-tls-server.ts'
 import { createManualClock } from '../testing/fakes/manual-clock.ts'
@@ -149,6 +150,22 @@ describe('TLS certificate probe against local TLS servers', () => {
       })
     } finally {
       await server.close()
+    }
+  })
+
+  it('reports a server that does not speak TLS as an ok answer with the handshake error', async () => {
+    const plain = createServer((socket) => {
+      socket.on('error', () => {})
+      socket.end('HTTP/1.1 400 Bad Request\r\n\r\n')
+    })
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (plain.address() as AddressInfo).port
+      const result = await probeOf(servers.valid!, { port }).probe(HOST)
+      expect(result).toMatchObject({ status: 'ok', data: { ssl_valid: false, issuer: null } })
+      expect(result.status === 'ok' && result.data.invalid_reason).toMatch(/^ERR_SSL_/)
+    } finally {
+      plain.close()
     }
   })
 

@@ -89,7 +89,7 @@ export function createTlsProbe(options: TlsProbeOptions = {}): TlsProbe {
           try {
             return describe(socket, name, port, check.address, clock.now())
           } finally {
-            socket.destroy()
+            if (!(socket instanceof HandshakeRefused)) socket.destroy()
           }
         },
       })
@@ -103,7 +103,7 @@ function handshake(
   servername: string | undefined,
   ca: string | string[] | undefined,
   signal: AbortSignal,
-): Promise<TLSSocket> {
+): Promise<TLSSocket | HandshakeRefused> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: address, port, servername, ca, rejectUnauthorized: false })
     const onAbort = () => {
@@ -119,13 +119,10 @@ function handshake(
       signal.removeEventListener('abort', onAbort)
       socket.destroy()
       const code = error.code ?? ''
-      if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) reject(new HandshakeRefused(code))
+      if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) resolve(new HandshakeRefused(code))
       else reject(error)
     })
-  }).catch((error: unknown) => {
-    if (error instanceof HandshakeRefused) return error
-    throw error
-  }) as Promise<TLSSocket>
+  })
 }
 
 /** A TLS-level refusal (alert, protocol mismatch): an answer about the host's TLS, not an outage. */
