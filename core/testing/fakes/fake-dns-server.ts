@@ -36,6 +36,9 @@ export interface FakeDnsServer {
   readonly queries: { name: string; type: string }[]
   /** `error` mode answers: `servfail` (default) or `refused`; `hang`/`reset`: no answer at all. */
   behave(behaviour: Partial<FakeBehaviour>): void
+  /** Closes the UDP port: queries meet ICMP port unreachable (ECONNREFUSED) until `resume()`. */
+  refuse(): Promise<void>
+  resume(): Promise<void>
   close(): Promise<void>
 }
 
@@ -52,7 +55,7 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
   const zones = options.zones ?? DNS_FAKE_ZONES
   let behaviour: FakeBehaviour = { ...NORMAL, ...options.behaviour }
   const queries: { name: string; type: string }[] = []
-  const socket: Socket = createSocket('udp4')
+  let socket: Socket = createSocket('udp4')
 
   const answer = async (message: Buffer, remote: RemoteInfo) => {
     let query: dnsPacket.Packet
@@ -96,16 +99,23 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
     }
   }
 
-  socket.on('message', (message, remote) => {
-    void answer(message, remote)
-  })
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject)
-    socket.bind(0, '127.0.0.1', () => {
-      socket.off('error', reject)
-      resolve()
+  const bind = (port: number) => {
+    const next = createSocket('udp4')
+    next.on('message', (message, remote) => {
+      void answer(message, remote)
     })
-  })
+    return new Promise<Socket>((resolve, reject) => {
+      next.once('error', reject)
+      next.bind(port, '127.0.0.1', () => {
+        next.off('error', reject)
+        resolve(next)
+      })
+    })
+  }
+  const unbind = () => new Promise<void>((resolve) => socket.close(() => resolve()))
+  socket.close()
+  socket = await bind(0)
+  let bound = true
   const port = socket.address().port
   return {
     name: 'dns',
@@ -116,6 +126,17 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
     behave(next) {
       behaviour = { ...behaviour, ...next }
     },
-    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+    async refuse() {
+      if (bound) await unbind()
+      bound = false
+    },
+    async resume() {
+      if (!bound) socket = await bind(port)
+      bound = true
+    },
+    async close() {
+      if (bound) await unbind()
+      bound = false
+    },
   }
 }
