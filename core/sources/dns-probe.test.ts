@@ -18,7 +18,7 @@ beforeEach(() => {
 
 const probe = (overrides: Partial<Parameters<typeof createDnsProbe>[0]> = {}) =>
   createDnsProbe({
-    resolver: createDnsResolver({ servers: [fake.server], timeoutMs: 300, tries: 1 }),
+    resolver: createDnsResolver({ servers: [fake.server], timeoutMs: 1000, tries: 1 }),
     timeoutMs: 2000,
     clock,
     breaker: { failureThreshold: 100 },
