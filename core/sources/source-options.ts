@@ -17,11 +17,13 @@ export interface SourceClientOptions {
 
 export const DEFAULT_TIMEOUT_MS = 5000
 
+/** A breaker from settings (bound to the client's clock), or the shared breaker passed in. */
 export function resolveBreaker(setting: BreakerSetting | undefined, clock: Clock): CircuitBreaker {
   if (setting && 'tryAcquire' in setting) return setting
   return createCircuitBreaker({ ...setting, clock })
 }
 
+/** Fills in the defaults every client shares: system clock, 5 s timeout, own breaker, global fetch. */
 export function resolveCommon(options: SourceClientOptions) {
   const clock = options.clock ?? systemClock
   return {
