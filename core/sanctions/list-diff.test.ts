@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
+  BIG_LIST_HOOK_TIMEOUT_MS,
   OFAC_ADVANCED,
   rawOfacAddressPairs,
   rawOfacFixedRefs,
@@ -125,7 +126,7 @@ describe('diffLists on the real OFAC SDN Advanced files, 2025-10-30 -> 2025-11-1
     beforeText = beforeXml.toString('utf8')
     afterText = afterXml.toString('utf8')
     diff = diffLists(before, after)
-  })
+  }, BIG_LIST_HOOK_TIMEOUT_MS)
 
   it('adds and removes exactly the FixedRefs that the raw files add and remove (115 / 4)', () => {
     const rawBefore = rawOfacFixedRefs(beforeText)

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
+  BIG_LIST_HOOK_TIMEOUT_MS,
   OFAC_ADVANCED,
   rawOfacAddressPairs,
   rawOfacFixedRefs,
@@ -25,7 +26,7 @@ beforeAll(async () => {
   text = xml.toString('utf8')
   list = await parseOfacAdvancedXml(xml)
   byId = new Map(list.entries.map((entry) => [entry.entry_id, entry]))
-})
+}, BIG_LIST_HOOK_TIMEOUT_MS)
 
 describe('parseOfacAdvancedXml on the real list of 2025-11-19', () => {
   it('yields one entry per DistinctParty, keyed by FixedRef, with the DateOfIssue', () => {
@@ -143,8 +144,28 @@ describe('parseOfacAdvancedXml on broken input', () => {
     await expect(parseOfacAdvancedXml(xml.subarray(0, 5_000_000))).rejects.toBeInstanceOf(ListParseError)
   })
 
-  it('throws for a file cut just before the closing root tag', async () => {
-    const cut = text.slice(0, text.lastIndexOf('</Sanctions>'))
+  /** A small but complete real document: the first three parties and their sanctions entries. */
+  const miniDocument = () => {
+    const parties = [...text.matchAll(/<DistinctParty FixedRef="(\d+)">[\s\S]*?<\/DistinctParty>/g)].slice(
+      0,
+      3,
+    )
+    const sanctions = parties.map(
+      (party) =>
+        new RegExp(`<SanctionsEntry ID="\\d+" ProfileID="${party[1]}"[\\s\\S]*?</SanctionsEntry>`).exec(
+          text,
+        )![0],
+    )
+    const mini = `${head()}<DistinctParties>${parties.map((party) => party[0]).join('')}</DistinctParties><SanctionsEntries>${sanctions.join('')}</SanctionsEntries></Sanctions>`
+    return { mini, ids: parties.map((party) => party[1]!) }
+  }
+
+  it('parses a complete small excerpt but throws when it is cut just before the closing root tag', async () => {
+    const { mini, ids } = miniDocument()
+    const parsed = await parseOfacAdvancedXml(mini)
+    expect(parsed.entries.map((entry) => entry.entry_id)).toEqual(ids)
+    expect(parsed.entries.map((entry) => entry.programmes)).toEqual(ids.map((id) => byId.get(id)!.programmes))
+    const cut = mini.slice(0, mini.lastIndexOf('</Sanctions>'))
     await expect(parseOfacAdvancedXml(cut)).rejects.toThrow(/malformed or truncated XML/)
   })
 

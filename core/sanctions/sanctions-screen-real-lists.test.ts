@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
+  BIG_LIST_HOOK_TIMEOUT_MS,
   EU_LEGACY_FILE,
   OFAC_ADVANCED,
   type RawRecord,
@@ -44,7 +45,7 @@ beforeAll(async () => {
   samples.ofac_sdn = spreadSample(rawOfacParties(ofacXml.toString('utf8')), 200)
   samples.eu = spreadSample(rawEuLegacyEntities(euXml.toString('utf8')), 200)
   samples.un = spreadSample(rawUnRecords(unXml.toString('utf8')), 200)
-})
+}, BIG_LIST_HOOK_TIMEOUT_MS)
 
 function found(name: string, list: ListKey, id: string) {
   return screenName(index, name, NO_CAP).matches.find(
