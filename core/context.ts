@@ -1,4 +1,7 @@
+import type { CheckStore } from './checks/check-store.ts'
+import type { CompanySources } from './checks/company-sources.ts'
 import type { Quality } from './operations/define.ts'
+import type { SanctionsNameScreen } from './scoring/ports.ts'
 
 /** spec: API key tiers. */
 export type Tier = 'sandbox' | 'free' | 'starter' | 'pro' | 'enterprise'
@@ -26,8 +29,14 @@ export const systemClock: Clock = { now: () => new Date() }
  * Everything a check may use, injected (CONVENTIONS 2). Grows as sources land;
  * the composition root in `server/` builds it once.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by the composition root as ports land
-export interface ServiceDeps {}
+export interface ServiceDeps {
+  /** Company registers, VIES and domain sources for entity, risk, reputation and KYB checks. */
+  companySources?: CompanySources
+  /** Name screening against the sanctions lists; absent: sanctions findings are unavailable. */
+  sanctions?: SanctionsNameScreen
+  /** Stored company checks (history, cached tier); absent: nothing is stored. */
+  checks?: CheckStore
+}
 
 export interface OperationContext {
   caller: Caller

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock, ServiceDeps } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
 import { createApiKeyService } from '../core/keys/index.ts'
@@ -9,6 +10,7 @@ import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
 import { createMcpHttpHandler } from '../tools/mcp-server.ts'
+import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 
 export const VERSION: string = JSON.parse(
@@ -44,7 +46,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const database =
     overrides.database ?? (await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }))
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
-  const deps: ServiceDeps = {}
+  const deps: ServiceDeps = {
+    companySources: await buildCompanySources(config, clock, log),
+    checks: createCheckStore(database.db),
+  }
   const runtime: OperationRuntime = {
     keys,
     payments: createAccountOnlyGate(keys),

@@ -27,6 +27,34 @@ export const ConfigSchema = z.object({
     .positive()
     .default(256 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Company sources (entity, risk, reputation, KYB checks).
+  KVK_API_URL: z.url().default('https://api.kvk.nl'),
+  KVK_API_KEY: optionalString,
+  VIES_API_URL: z.url().default('https://ec.europa.eu/taxation_customs/vies/rest-api'),
+  RDAP_BOOTSTRAP_URL: z.url().default('https://data.iana.org/rdap/dns.json'),
+  DNS_SERVERS: optionalString,
+  SOURCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  KBO_DATA_DIR: optionalString,
+  // x402 payments (spec: Authentication, x402 details). x402 is on when a payTo is set.
+  X402_PAY_TO: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address')
+      .optional(),
+  ),
+  X402_SOLANA_PAY_TO: optionalString,
+  X402_NETWORKS: z.string().default('eip155:8453'),
+  X402_NETWORK_OVERRIDES: optionalString,
+  X402_FACILITATOR_URL: optionalString.pipe(z.url().optional()),
+  BASE_RPC_URL: optionalString.pipe(z.url().optional()),
+  BASE_SEPOLIA_RPC_URL: optionalString.pipe(z.url().optional()),
+  SETTLEMENT_PRIVATE_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key')
+      .optional(),
+  ),
+  SETTLEMENT_RETRY_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
 })
 
 export type Config = z.infer<typeof ConfigSchema>

@@ -1,5 +1,7 @@
 import { z } from 'zod'
-import { ServiceError } from '../errors.ts'
+import { entityCheckIdentity, entityHash, inputHash, runCompanyCheck, runTiered } from '../checks/index.ts'
+import type { OperationContext } from '../context.ts'
+import { PRICES } from '../payments/pricing.ts'
 import {
   cbeNumberSchema,
   countrySchema,
@@ -7,12 +9,15 @@ import {
   entityNameSchema,
   ibanSchema,
   kvkNumberSchema,
+  validateDomain,
+  validateIban,
+  validateVatNumber,
   validateWalletForChain,
   vatNumberSchema,
   WALLET_CHAINS,
   walletAddressSchema,
 } from '../validate/index.ts'
-import { mockFields } from './common-schemas.ts'
+import { CheckEnvelopeFields, InformationSchema, mockFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
@@ -62,6 +67,12 @@ export const RiskFactor = z
     severity: z.enum(['info', 'low', 'medium', 'high', 'critical']).describe('How much it matters'),
     weight: z.number().describe('Points this factor moved the trust score (negative lowers it)'),
     evidence: z.string().describe('The finding itself'),
+    status: z
+      .enum(['ok', 'unavailable', 'not_checked'])
+      .optional()
+      .describe(
+        "Whether the finding's source answered (unavailable: it did not; not_checked: it could not be asked)",
+      ),
   })
   .describe('One finding behind the score, with its source')
 
@@ -73,6 +84,14 @@ export const EntityCheckResult = z.object({
   entity_name: z.string(),
   country: z.string(),
   risk_factors: z.array(RiskFactor),
+  confidence: z.number().min(0).max(1).optional().describe('0-1: share of the evidence that was obtained'),
+  sources: z.array(SourceStatusSchema).optional().describe('Every source called, with its status'),
+  register_profile: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Enhanced tier: register details (legal form, address, activities) and the VIES name'),
+  information: InformationSchema.optional(),
+  ...CheckEnvelopeFields,
   ...mockFields,
 })
 
@@ -101,22 +120,92 @@ export function mockEntityCheck(input: z.infer<typeof EntityCheckInput>): z.infe
         severity: 'info',
         weight: 0,
         evidence: 'Sandbox data: no register, sanctions or domain source was consulted.',
+        status: 'ok',
       },
     ],
     ...MOCK_MARKER,
   }
 }
 
+type EntityCheckInputType = z.infer<typeof EntityCheckInput>
+
+/** Echo of the information-only fields (spec: never changes the score). */
+export function informationOf(input: Pick<EntityCheckInputType, 'target_industries' | 'target_size'>) {
+  if (input.target_industries === undefined && input.target_size === undefined) return undefined
+  return {
+    ...(input.target_industries ? { target_industries: input.target_industries } : {}),
+    ...(input.target_size ? { target_size: input.target_size } : {}),
+    note: 'information only: never changes the score',
+  }
+}
+
+/**
+ * The real entity check (spec: POST /v1/entity/check): KVK (kvk_number, or NL by name), KBO
+ * (cbe_number or a BE VAT number), VIES (vat_number), RDAP + DNS + TLS (domain), IBAN bank and
+ * country, wallet format, country risk and sanctions, all at once; scored by core/scoring.
+ */
+export async function runEntityCheck(input: EntityCheckInputType, ctx: OperationContext) {
+  const { target_industries: _industries, target_size: _size, ...scored } = input
+  const domain = input.domain ? validateDomain(input.domain) : undefined
+  const iban = input.iban ? validateIban(input.iban) : undefined
+  const vat = input.vat_number ? validateVatNumber(input.vat_number) : undefined
+  const result = await runTiered<z.infer<typeof EntityCheckResult>>(ctx, {
+    operation: 'entity_check',
+    entityHash: entityHash(entityCheckIdentity(input)),
+    inputHash: inputHash('entity_check', scored),
+    input: scored,
+    trustScoreOf: (body) => body.trust_score,
+    run: async (tier) => {
+      const outcome = await runCompanyCheck(
+        {
+          entity_name: input.entity_name,
+          country: input.country,
+          kvk_number: input.kvk_number,
+          cbe_number: input.cbe_number,
+          vat_number: vat?.ok ? vat.value.vat_number : input.vat_number,
+          domain:
+            domain?.ok === true
+              ? { host: domain.value.hostname, registrable: domain.value.registrable_domain }
+              : undefined,
+          iban: iban?.ok ? iban.value.iban : input.iban,
+          wallet: input.wallet_address
+            ? { address: input.wallet_address, chain: input.wallet_chain ?? 'eth' }
+            : undefined,
+          search_register_by_name: true,
+          enhanced: tier === 'enhanced',
+        },
+        { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+      )
+      const { trust } = outcome
+      return {
+        trust_score: trust.trust_score,
+        cluster: trust.cluster,
+        recommendation: trust.recommendation,
+        sources_checked: trust.sources_checked,
+        entity_name: input.entity_name,
+        country: input.country,
+        risk_factors: trust.risk_factors,
+        confidence: trust.confidence,
+        sources: trust.sources,
+        ...(outcome.register_profile ? { register_profile: { ...outcome.register_profile } } : {}),
+      }
+    },
+  })
+  const information = informationOf(input)
+  const { information: _stored, ...rest } = result
+  return information ? { ...rest, information } : rest
+}
+
 export const entityCheck = defineOperation({
   id: 'entity_check',
   http: { method: 'POST', path: '/v1/entity/check' },
   summary: 'Full entity trust check: registers (KVK/CBE), sanctions, country risk, domain, IBAN, EU VAT',
+  description:
+    'Sources are called in parallel; each finding names its source, and a source that did not answer is unavailable (never clean). X-Response-Quality: cached (stored result younger than 24 h), fresh, enhanced.',
   input: EntityCheckInput,
   output: EntityCheckResult,
-  price: null,
-  access: { sandbox: 'mock', sandboxOnly: true },
+  price: PRICES.entity_check,
+  access: { sandbox: 'mock' },
   mock: mockEntityCheck,
-  run: async () => {
-    throw new ServiceError('forbidden', 'real entity checks are not available yet; use a sandbox key')
-  },
+  run: runEntityCheck,
 })

@@ -1,0 +1,20 @@
+export { type CheckStore, createCheckStore, ownerOf, type StoredCheck } from './check-store.ts'
+export {
+  type CompanyCheckDeps,
+  type CompanyCheckOutcome,
+  type CompanyCheckRequest,
+  type RegisterProfile,
+  runCompanyCheck,
+} from './company-check.ts'
+export type { CompanySources } from './company-sources.ts'
+export {
+  cbeOf,
+  type EntityIdentity,
+  entityCheckIdentity,
+  entityHash,
+  inputHash,
+  nameIdentity,
+  registrationIdentity,
+} from './entity-hash.ts'
+export { CACHED_MAX_AGE_MS, type CheckEnvelope, runTiered, type TieredCheck } from './quality-tier.ts'
+export { getReputationHistory, type HistoryEntry, type ReputationHistory } from './reputation-history.ts'
