@@ -24,6 +24,7 @@ const RULES: ReadonlyArray<readonly [RegExp, IdentifierType]> = [
   [/identification number|^id number/i, 'national_id'],
 ]
 
+/** The identifier type of a document label; `other` when no rule applies (never guessed as registration). */
 export function classifyDocumentLabel(label: string): IdentifierType {
   for (const [pattern, type] of RULES) if (pattern.test(label)) return type
   return 'other'

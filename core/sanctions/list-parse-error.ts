@@ -25,6 +25,7 @@ export class ListParseError extends Error {
   }
 }
 
+/** Type guard for callers that catch parse failures separately from ServiceError. */
 export function isListParseError(value: unknown): value is ListParseError {
   return value instanceof ListParseError
 }

@@ -69,6 +69,7 @@ export async function feedXml(
   }
 }
 
+/** saxes without namespace processing or position tracking: both cost time and neither is needed. */
 export function createXmlParser(): SaxesParser<{ xmlns: false; position: false }> {
   return new SaxesParser({ xmlns: false, position: false })
 }
