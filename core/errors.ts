@@ -52,18 +52,22 @@ export function isServiceError(value: unknown): value is ServiceError {
 }
 
 /**
- * A 402: the caller must pay (x402 challenge) or the payment was rejected. Not a problem document:
- * `body` is the x402 PaymentRequired object (spec: Authentication, x402 details).
+ * A 402: the caller must pay (x402 challenge) or the payment was rejected. Not a problem document
+ * (spec: Authentication, x402 details). HTTP sends `body` with `header` in PAYMENT-REQUIRED; MCP
+ * sends `paymentRequired` as structuredContent.
  */
 export class PaymentRequiredError extends Error {
-  readonly body: Record<string, unknown>
+  readonly body: object
   /** base64 JSON for the PAYMENT-REQUIRED header. */
   readonly header: string
+  /** The x402 v2 PaymentRequired object (MCP transport). */
+  readonly paymentRequired: object
 
-  constructor(body: Record<string, unknown>, message = 'payment required') {
+  constructor(challenge: { body: object; header: string; paymentRequired: object }, message = 'payment required') {
     super(message)
     this.name = 'PaymentRequiredError'
-    this.body = body
-    this.header = Buffer.from(JSON.stringify(body), 'utf8').toString('base64')
+    this.body = challenge.body
+    this.header = challenge.header
+    this.paymentRequired = challenge.paymentRequired
   }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { type Context, Hono } from 'hono'
+import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import type { Caller } from '../core/context.ts'
 import { isServiceError, PaymentRequiredError, ServiceError } from '../core/errors.ts'
 import {
   AdminCreateKeyInput,
@@ -21,6 +20,7 @@ import {
 import { parseWith } from '../core/operations/parse.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import { problemResponse } from './problem.ts'
+import { paymentHeader, readJsonBody, requireKey } from './request.ts'
 
 export interface HealthProbe {
   version: string
@@ -38,31 +38,16 @@ export interface AppOptions {
   maxBodyBytes?: number
   /** Called with unexpected errors (never sent to the client). */
   onError?: (error: unknown, requestId: string) => void
+  /** Route modules of other areas (payments, reputation ...), mounted after the key routes. */
+  routes?: readonly RouteModule[]
 }
 
-type Env = { Variables: { requestId: string } }
+export type AppEnv = { Variables: { requestId: string } }
+type Env = AppEnv
+/** Adds a group of routes to the app. */
+export type RouteModule = (app: Hono<AppEnv>) => void
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
-
-/** Reads a JSON request body (spec: 400 for missing body, malformed JSON, unsupported Content-Type). */
-async function readJsonBody(c: Context): Promise<unknown> {
-  const contentType = c.req.header('content-type') ?? ''
-  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
-  if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
-    throw new ServiceError('bad_request', 'Content-Type must be application/json')
-  }
-  const text = await c.req.text()
-  if (text.trim() === '') throw new ServiceError('bad_request', 'request body is required')
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new ServiceError('bad_request', 'malformed JSON in request body')
-  }
-}
-
-function paymentHeader(c: Context): string | undefined {
-  return c.req.header('payment-signature') ?? c.req.header('x-payment')
-}
 
 /** The Hono app: routes generated from the operation registry plus key, admin and public routes. */
 export function createApp(options: AppOptions): Hono<Env> {
@@ -90,7 +75,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     const requestId = c.get('requestId') ?? randomUUID()
     if (error instanceof PaymentRequiredError) {
       c.header('PAYMENT-REQUIRED', error.header)
-      return c.json(error.body, 402)
+      return c.json(error.body as object, 402)
     }
     if (isServiceError(error)) {
       const status = statusOf(error)
@@ -103,12 +88,6 @@ export function createApp(options: AppOptions): Hono<Env> {
   })
 
   app.notFound((c) => problemResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`))
-
-  async function requireKey(c: Context): Promise<Extract<Caller, { kind: 'key' }>> {
-    const caller = await keys.authenticate(c.req.header('x-api-key'))
-    if (caller.kind !== 'key') throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
-    return caller
-  }
 
   // Public routes: never 401, 402 or 403 (spec: Errors).
   app.get('/health', async (c) => {
@@ -141,7 +120,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   })
 
   app.get('/v1/keys/usage', async (c) => {
-    const caller = await requireKey(c)
+    const caller = await requireKey(keys, c)
     if (caller.role === 'admin') throw new ServiceError('not_found', 'the operator key has no usage record')
     const record = await keys.get(caller.keyId)
     if (!record) throw new ServiceError('unauthorized', 'invalid API key')
@@ -150,7 +129,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   // Operator routes: customers get 403 for every path below /v1/admin, known or not.
   app.use('/v1/admin/*', async (c, next) => {
-    const caller = await requireKey(c)
+    const caller = await requireKey(keys, c)
     if (caller.role !== 'admin') throw new ServiceError('forbidden', 'Insufficient role')
     await next()
   })
@@ -170,6 +149,8 @@ export function createApp(options: AppOptions): Hono<Env> {
     const record = await keys.credit(c.req.param('key_id'), usd(input.amount_usd))
     return c.json(keyUsageView(record))
   })
+
+  for (const mount of options.routes ?? []) mount(app)
 
   for (const operation of operations) {
     const { method, path } = operation.http

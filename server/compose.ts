@@ -3,15 +3,17 @@ import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock, ServiceDeps } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
 import { createApiKeyService } from '../core/keys/index.ts'
-import { createAccountOnlyGate } from '../core/operations/charging.ts'
-import { operations } from '../core/operations/index.ts'
+import type { AnyOperation } from '../core/operations/define.ts'
+import { operations as registry } from '../core/operations/index.ts'
 import type { OperationRuntime } from '../core/operations/invoke.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
+import { mountPaymentRoutes } from '../http/payment-routes.ts'
 import { createMcpHttpHandler } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
+import { buildPayments } from './payments.ts'
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -31,6 +33,8 @@ export interface ServiceOverrides {
   /** An already open database (tests). */
   database?: Database
   log?: (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
+  /** Another operation registry (tests of the payment path with their own operations). */
+  operations?: readonly AnyOperation[]
 }
 
 const defaultLog: NonNullable<ServiceOverrides['log']> = (level, message, extra) => {
@@ -42,6 +46,7 @@ const defaultLog: NonNullable<ServiceOverrides['log']> = (level, message, extra)
 /** The composition root: config -> database -> ports -> runtime -> HTTP app (with /mcp). */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const log = overrides.log ?? defaultLog
+  const operations = overrides.operations ?? registry
   const clock = overrides.clock ?? systemClock
   const database =
     overrides.database ?? (await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }))
@@ -50,9 +55,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     companySources: await buildCompanySources(config, clock, log),
     checks: createCheckStore(database.db),
   }
+  const payments = buildPayments(config, database, keys, clock, log)
+  await payments.start()
   const runtime: OperationRuntime = {
     keys,
-    payments: createAccountOnlyGate(keys),
+    payments: payments.gate,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
@@ -71,6 +78,22 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     maxBodyBytes: config.MAX_BODY_BYTES,
     onError,
     mcp: createMcpHttpHandler({ runtime, operations, version: VERSION, resourceBase, onError }),
+    routes: [
+      (app) =>
+        mountPaymentRoutes(app, {
+          db: database.db,
+          keys,
+          clock,
+          x402: payments.x402,
+          operations,
+          publicBaseUrl: resourceBase,
+          financial: {
+            settlementConfigured: payments.settlementConfigured,
+            solanaSettlementConfigured: payments.solanaSettlementConfigured,
+            treasuryBalance: payments.treasuryBalance,
+          },
+        }),
+    ],
   })
   return {
     config,
@@ -78,6 +101,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     runtime,
     app,
     startedAt,
-    close: () => database.close(),
+    close: async () => {
+      payments.stop()
+      await database.close()
+    },
   }
 }

@@ -41,8 +41,8 @@ function errorResult(
   if (error instanceof PaymentRequiredError) {
     return {
       isError: true,
-      structuredContent: error.body,
-      content: [{ type: 'text', text: JSON.stringify(error.body) }],
+      structuredContent: error.paymentRequired as Record<string, unknown>,
+      content: [{ type: 'text', text: JSON.stringify(error.paymentRequired) }],
     }
   }
   const status = statusOf(error)

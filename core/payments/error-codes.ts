@@ -23,6 +23,7 @@ export const PAYMENT_ERROR_CODES = [
   'settlement_timeout',
   'facilitator_unavailable',
   'facilitator_rejected',
+  'insufficient_balance',
 ] as const
 
 export type PaymentErrorCode = (typeof PAYMENT_ERROR_CODES)[number]
@@ -50,4 +51,5 @@ export const PAYMENT_ERROR_MESSAGES: Readonly<Record<PaymentErrorCode, string>> 
   settlement_timeout: 'Payment settlement was not confirmed in time',
   facilitator_unavailable: 'Payment facilitator is unavailable',
   facilitator_rejected: 'Payment facilitator rejected the payment',
+  insufficient_balance: 'The API key balance does not cover this call; pay it with x402 or top up the key',
 }

@@ -20,6 +20,14 @@ export interface Database {
   kind: 'pglite' | 'postgres'
   /** True when a trivial query answers. */
   ping(): Promise<boolean>
+  /**
+   * Marks this process alive for as long as it runs. PostgreSQL: a session advisory lock held on
+   * a connection of its own, released by the server the moment the process dies. PGlite: nothing
+   * to do, since an embedded database has one process.
+   */
+  holdLiveness(instanceId: string): Promise<void>
+  /** Whether another process that called holdLiveness(instanceId) still runs. */
+  isAlive(instanceId: string): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -55,6 +63,9 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     db,
     kind: 'pglite',
     ping: () => pingDb(db),
+    holdLiveness: async () => {},
+    // One process per embedded database: any other instance id belongs to a process that is gone.
+    isAlive: async () => false,
     close: () => client.close(),
   }
 }
@@ -70,11 +81,30 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     await migrationClient.end()
   }
   const db = drizzlePostgres({ client, schema }) as unknown as Db
+  let livenessClient: postgres.Sql | undefined
   return {
     db,
     kind: 'postgres',
     ping: () => pingDb(db),
-    close: () => client.end({ timeout: 5 }),
+    async holdLiveness(instanceId) {
+      livenessClient ??= postgres(url, { max: 1, idle_timeout: 0, onnotice: () => {} })
+      await livenessClient`select pg_advisory_lock(hashtextextended(${instanceId}, 0))`
+    },
+    async isAlive(instanceId) {
+      const reserved = await client.reserve()
+      try {
+        const [row] = await reserved`select pg_try_advisory_lock(hashtextextended(${instanceId}, 0)) as free`
+        if (!row?.free) return true
+        await reserved`select pg_advisory_unlock(hashtextextended(${instanceId}, 0))`
+        return false
+      } finally {
+        reserved.release()
+      }
+    },
+    close: async () => {
+      await livenessClient?.end({ timeout: 5 })
+      await client.end({ timeout: 5 })
+    },
   }
 }
 

@@ -1,0 +1,109 @@
+import type { Clock } from '../context.ts'
+import type { OnChainSettler } from '../payments/onchain-settler.ts'
+import type { SettleResult, Settler } from '../payments/settlement.ts'
+import type { VerifiedPayment } from '../payments/verification.ts'
+import type { SettlementLedger } from './settlement-ledger.ts'
+
+export type SettleOutcome =
+  | { kind: 'settled'; result: SettleResult }
+  /** A retryable failure: the row stays PENDING for the retry worker (spec: settlement PENDING). */
+  | { kind: 'deferred'; result: SettleResult }
+  | { kind: 'failed'; result: SettleResult }
+
+export interface SettlementServiceOptions {
+  ledger: SettlementLedger
+  settler: Settler
+  clock: Clock
+  /** First retry delay; doubles per attempt. */
+  retryBaseMs?: number
+  /** Checks the chain for a payment's authorization (start-up sweep of interrupted settlements). */
+  authorizationUsed?: OnChainSettler['authorizationUsed']
+  log?: (message: string, extra?: unknown) => void
+}
+
+/**
+ * Moves ledger rows forward: settles a paid call right after its operation succeeded, retries
+ * deferred settlements, and resolves rows left behind by a process that died.
+ */
+export function createSettlementService(options: SettlementServiceOptions) {
+  const { ledger, settler, clock } = options
+  const retryBaseMs = options.retryBaseMs ?? 15_000
+  const log = options.log ?? (() => {})
+
+  async function attempt(id: string, payment: VerifiedPayment, attempts: number): Promise<SettleOutcome> {
+    const result = await settler.settle(payment)
+    if (result.success) {
+      await ledger.settled(id, result)
+      return { kind: 'settled', result }
+    }
+    const reason = result.errorReason ?? 'settlement_failed'
+    const expired =
+      payment.validBefore !== undefined && payment.validBefore.getTime() <= clock.now().getTime()
+    if (result.retryable && !expired) {
+      await ledger.retryLater(id, reason, attempts, retryBaseMs * 2 ** Math.max(0, attempts - 1))
+      return { kind: 'deferred', result }
+    }
+    await ledger.failed(id, expired && result.retryable ? 'expired before settlement' : reason)
+    return { kind: 'failed', result }
+  }
+
+  return {
+    /** One settlement call with no ledger step (callers that write the ledger themselves). */
+    settleOnce: (payment: VerifiedPayment) => settler.settle(payment),
+
+    /** Request path: settle a reserved row now. */
+    async settleReserved(id: string, payment: VerifiedPayment): Promise<SettleOutcome> {
+      if (!(await ledger.beginAttempt(id, ['reserved']))) {
+        throw new Error(`settlement ${id} is not reserved`)
+      }
+      return attempt(id, payment, 1)
+    },
+
+    /** Retry worker: one pass over due rows. Returns how many were attempted. */
+    async retryDue(): Promise<number> {
+      const due = await ledger.due()
+      let attempted = 0
+      for (const row of due) {
+        if (!(await ledger.beginAttempt(row.id, ['retrying']))) continue
+        attempted++
+        const outcome = await attempt(row.id, row.payment, row.attempts + 1)
+        log('settlement retry', { id: row.id, outcome: outcome.kind })
+      }
+      return attempted
+    },
+
+    /**
+     * Start-up sweep: rows a dead process left reserved (its operation never answered: nothing
+     * was delivered, so FAILED) or mid-settlement (SETTLED if the chain shows the authorization
+     * used, else FAILED). Never sends a settlement, so nothing is settled twice.
+     */
+    async sweep(isAlive: (instanceId: string) => Promise<boolean>): Promise<number> {
+      const orphans = await ledger.orphans(isAlive)
+      for (const orphan of orphans) {
+        if (orphan.phase === 'reserved') {
+          await ledger.resolveOrphan(orphan.id, {
+            settled: false,
+            reason: 'interrupted before the operation answered; nothing delivered, nothing charged',
+          })
+          continue
+        }
+        const used = await options.authorizationUsed?.(orphan.payment)
+        await ledger.resolveOrphan(
+          orphan.id,
+          used === true
+            ? { settled: true, reason: 'interrupted during settlement; the chain shows the transfer' }
+            : {
+                settled: false,
+                reason:
+                  used === false
+                    ? 'interrupted during settlement; the chain shows no transfer'
+                    : 'interrupted during settlement; outcome could not be checked',
+              },
+        )
+      }
+      return orphans.length
+    },
+  }
+}
+
+export type SettlementService = ReturnType<typeof createSettlementService>

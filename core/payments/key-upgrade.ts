@@ -1,0 +1,105 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Caller, Clock } from '../context.ts'
+import { PaymentRequiredError, ServiceError } from '../errors.ts'
+import { type ApiKeyService, type KeyRecord, tierAtLeast } from '../keys/api-keys.ts'
+import type { Db } from '../store/database.ts'
+import { apiKeys, settlements } from '../store/schema.ts'
+import { buildPaymentChallenge, buildPaymentRequirements } from './challenge.ts'
+import { requireVerifiedPayment, type X402Payments } from './payment-gate.ts'
+import { KEY_UPGRADE_OPERATION_ID, KEY_UPGRADE_PRICES, UPGRADE_TIERS, type UpgradeTier } from './pricing.ts'
+import { buildPaymentResponse, paymentSuccessHeaders } from './settlement.ts'
+
+export interface KeyUpgradeRequest {
+  caller: Caller
+  tier: string
+  payment: unknown
+  resourceUrl: string
+}
+
+export interface KeyUpgradeResult {
+  record: KeyRecord
+  credited: bigint
+  headers: Record<string, string>
+  paymentResponse: ReturnType<typeof buildPaymentResponse>
+}
+
+/**
+ * POST /v1/keys/upgrade/{tier} (spec: Key operations): buys prepaid balance for a tier, paid with
+ * x402 even by a key holder. The balance is credited only once the payment has settled, and the
+ * ledger row and the credit are written in one transaction, so money and balance never disagree.
+ * A settlement that cannot complete now is not retried later: nothing is taken, nothing credited.
+ */
+export async function purchaseKeyUpgrade(
+  deps: { db: Db; keys: ApiKeyService; x402?: X402Payments; clock: Clock },
+  request: KeyUpgradeRequest,
+): Promise<KeyUpgradeResult> {
+  const { caller } = request
+  if (caller.kind !== 'key') throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
+  if (caller.role === 'admin')
+    throw new ServiceError('forbidden', 'the operator key has no balance to top up')
+  if (caller.mode === 'sandbox') {
+    throw new ServiceError('forbidden', 'sandbox keys cannot hold a balance; create a free key to upgrade')
+  }
+  if (!(UPGRADE_TIERS as readonly string[]).includes(request.tier)) {
+    throw new ServiceError(
+      'not_found',
+      `no upgrade to tier ${request.tier}; tiers: ${UPGRADE_TIERS.join(', ')}`,
+    )
+  }
+  const tier = request.tier as UpgradeTier
+  if (tierAtLeast(caller.tier, tier) && caller.tier !== tier) {
+    throw new ServiceError('validation_failed', 'invalid request', {
+      fields: [{ field: 'tier', message: `the key is already ${caller.tier}; buy ${caller.tier} or higher` }],
+    })
+  }
+  const x402 = deps.x402
+  if (!x402) throw new ServiceError('unavailable', 'x402 payments are not configured on this server')
+  const amount = KEY_UPGRADE_PRICES[tier]
+  const requirements = buildPaymentRequirements(x402.config, {
+    amount,
+    resourceUrl: request.resourceUrl,
+    description: `Prepaid balance for the ${tier} tier`,
+  })
+  const verified = await requireVerifiedPayment(x402, request.payment, requirements)
+  const ledgerId = await x402.ledger.reserve(verified, `${KEY_UPGRADE_OPERATION_ID}:${tier}`, caller.keyId)
+  await x402.ledger.beginAttempt(ledgerId, ['reserved'])
+  const result = await x402.settlement.settleOnce(verified)
+  if (!result.success) {
+    await x402.ledger.failed(ledgerId, result.errorReason ?? 'settlement_failed')
+    throw new PaymentRequiredError(
+      buildPaymentChallenge(requirements, {
+        code: result.errorReason ?? 'settlement_failed',
+        message: result.errorMessage,
+      }),
+    )
+  }
+  const credit = verified.amount
+  const newTier = tierAtLeast(caller.tier, tier) ? caller.tier : tier
+  await deps.db.transaction(async (tx) => {
+    const settled = await tx
+      .update(settlements)
+      .set({
+        status: 'SETTLED',
+        phase: 'done',
+        transaction: result.transaction ?? null,
+        fallback: result.fallback ?? false,
+        settledAt: deps.clock.now(),
+        updatedAt: deps.clock.now(),
+      })
+      .where(and(eq(settlements.id, ledgerId), eq(settlements.phase, 'settling')))
+      .returning({ id: settlements.id })
+    if (settled.length !== 1) throw new Error(`settlement ${ledgerId} changed under the upgrade`)
+    await tx
+      .update(apiKeys)
+      .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${credit}`, tier: newTier })
+      .where(eq(apiKeys.id, caller.keyId))
+  })
+  const record = await deps.keys.get(caller.keyId)
+  if (!record) throw new ServiceError('internal', 'key vanished during upgrade')
+  return {
+    record,
+    credited: credit,
+    headers: paymentSuccessHeaders(verified, result),
+    paymentResponse: buildPaymentResponse(result),
+  }
+}

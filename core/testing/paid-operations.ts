@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { ServiceError } from '../errors.ts'
+import { defineOperation } from '../operations/define.ts'
+import { PRICES } from '../payments/pricing.ts'
+
+/**
+ * A priced test operation for the payment path: costs what risk_score costs, echoes its input,
+ * fails on demand (to prove a failed call is never charged) and can wait (to kill a server
+ * between verification and settlement).
+ */
+export const paidEcho = defineOperation({
+  id: 'paid_echo',
+  http: { method: 'POST', path: '/v1/test/paid-echo' },
+  summary: 'Test operation priced like risk_score',
+  input: z
+    .object({
+      text: z.string().max(100).describe('Echoed back'),
+      fail: z.boolean().optional().describe('Fail with a 503 after payment verification'),
+      wait_ms: z.number().int().min(0).max(120_000).optional().describe('Wait before answering'),
+    })
+    .strict(),
+  output: z.object({ echo: z.string(), payer: z.string() }),
+  price: PRICES.risk_score,
+  access: { sandbox: 'refuse' },
+  run: async (input, ctx) => {
+    if (input.wait_ms) await new Promise((resolve) => setTimeout(resolve, input.wait_ms))
+    if (input.fail) throw new ServiceError('unavailable', 'upstream down (test)')
+    const payer =
+      ctx.caller.kind === 'x402'
+        ? ctx.caller.payer
+        : ctx.caller.kind === 'key'
+          ? ctx.caller.keyId
+          : 'anonymous'
+    return { echo: input.text, payer }
+  },
+})

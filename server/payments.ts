@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto'
+import type { Address, Hex } from 'viem'
+import { createPublicClient, erc20Abi, http } from 'viem'
+import type { Clock } from '../core/context.ts'
+import type { ApiKeyService } from '../core/keys/index.ts'
+import { createDbNonceStore } from '../core/ledger/db-nonce-store.ts'
+import { createSettlementLedger } from '../core/ledger/settlement-ledger.ts'
+import { createSettlementService } from '../core/ledger/settlement-service.ts'
+import type { PaymentGate } from '../core/operations/charging.ts'
+import {
+  BASE_MAINNET,
+  BASE_SEPOLIA,
+  createFacilitatorClient,
+  createFacilitatorSettler,
+  createFallbackSettler,
+  createOnChainSettler,
+  createPaymentConfig,
+  createPaymentVerifier,
+  type OnChainSettler,
+  type PaymentNetwork,
+  type Settler,
+} from '../core/payments/index.ts'
+import { createPaymentGate, type X402Payments } from '../core/payments/payment-gate.ts'
+import type { Database } from '../core/store/database.ts'
+import type { Config } from './config.ts'
+
+export interface Payments {
+  gate: PaymentGate
+  x402?: X402Payments
+  settlementConfigured: boolean
+  solanaSettlementConfigured: boolean
+  treasuryBalance?: () => Promise<bigint | undefined>
+  /** Start-up sweep, then the retry worker. */
+  start(): Promise<void>
+  stop(): void
+}
+
+type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
+
+/**
+ * Builds x402 payments from config: verification (local for EVM, facilitator for Solana), the
+ * database nonce store, the settlement ledger, and a settler (facilitator, on-chain key, or the
+ * facilitator with on-chain fallback). Without a payTo, only keys pay.
+ */
+export function buildPayments(
+  config: Config,
+  database: Database,
+  keys: ApiKeyService,
+  clock: Clock,
+  log: Log,
+): Payments {
+  const networks = config.X402_NETWORKS.split(',')
+    .map((network) => network.trim())
+    .filter(Boolean)
+  const enabled = Boolean(config.X402_PAY_TO || config.X402_SOLANA_PAY_TO)
+  if (!enabled) {
+    return {
+      gate: createPaymentGate({ keys, clock }),
+      settlementConfigured: false,
+      solanaSettlementConfigured: false,
+      start: async () => {},
+      stop: () => {},
+    }
+  }
+  const overrides = config.X402_NETWORK_OVERRIDES
+    ? (JSON.parse(config.X402_NETWORK_OVERRIDES) as Record<string, Partial<Omit<PaymentNetwork, 'network'>>>)
+    : undefined
+  const paymentConfig = createPaymentConfig({
+    networks: networks.filter((id) =>
+      id.startsWith('solana:') ? config.X402_SOLANA_PAY_TO : config.X402_PAY_TO,
+    ),
+    evmPayTo: config.X402_PAY_TO,
+    solanaPayTo: config.X402_SOLANA_PAY_TO,
+    overrides,
+  })
+  const rpcUrls: Record<string, string> = {}
+  if (config.BASE_RPC_URL) rpcUrls[BASE_MAINNET] = config.BASE_RPC_URL
+  if (config.BASE_SEPOLIA_RPC_URL) rpcUrls[BASE_SEPOLIA] = config.BASE_SEPOLIA_RPC_URL
+  const facilitator = config.X402_FACILITATOR_URL
+    ? createFacilitatorClient({ url: config.X402_FACILITATOR_URL })
+    : undefined
+  const onChain: OnChainSettler | undefined =
+    config.SETTLEMENT_PRIVATE_KEY && Object.keys(rpcUrls).length > 0
+      ? createOnChainSettler({ privateKey: config.SETTLEMENT_PRIVATE_KEY as Hex, rpcUrls })
+      : undefined
+  let settler: Settler
+  if (facilitator && onChain) {
+    settler = createFallbackSettler({ primary: createFacilitatorSettler(facilitator), fallback: onChain })
+  } else if (facilitator) {
+    settler = createFacilitatorSettler(facilitator)
+  } else if (onChain) {
+    settler = onChain
+  } else {
+    throw new Error(
+      'x402 is on (X402_PAY_TO) but nothing can settle: set X402_FACILITATOR_URL, or SETTLEMENT_PRIVATE_KEY with BASE_RPC_URL',
+    )
+  }
+  const instanceId = randomUUID()
+  const ledger = createSettlementLedger({ db: database.db, clock, config: paymentConfig, instanceId })
+  const settlement = createSettlementService({
+    ledger,
+    settler,
+    clock,
+    authorizationUsed: onChain ? (payment) => onChain.authorizationUsed(payment) : undefined,
+    log: (message, extra) => log('info', message, extra),
+  })
+  const nonceStore = createDbNonceStore(database.db, clock)
+  const verifier = createPaymentVerifier({ config: paymentConfig, nonceStore, clock, facilitator })
+  const x402: X402Payments = { config: paymentConfig, verifier, ledger, settlement }
+
+  const firstEvm = paymentConfig.networks.find((network) => network.kind === 'evm')
+  const treasuryRpc = firstEvm ? rpcUrls[firstEvm.network] : undefined
+  const treasuryBalance =
+    firstEvm && treasuryRpc
+      ? async () =>
+          createPublicClient({ transport: http(treasuryRpc, { timeout: 5000 }) }).readContract({
+            address: firstEvm.asset as Address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [firstEvm.payTo as Address],
+          })
+      : undefined
+
+  let timer: NodeJS.Timeout | undefined
+  let running = false
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      await settlement.retryDue()
+      await nonceStore.sweep()
+    } catch (error) {
+      log('warn', 'settlement worker pass failed', String(error))
+    } finally {
+      running = false
+    }
+  }
+
+  return {
+    gate: createPaymentGate({ keys, clock, x402 }),
+    x402,
+    settlementConfigured: true,
+    solanaSettlementConfigured: Boolean(
+      facilitator && paymentConfig.networks.some((n) => n.kind === 'solana'),
+    ),
+    treasuryBalance,
+    async start() {
+      await database.holdLiveness(instanceId)
+      await ledger.register()
+      const swept = await settlement.sweep((id) => database.isAlive(id))
+      if (swept > 0) log('warn', 'start-up sweep resolved interrupted settlements', { swept })
+      timer = setInterval(() => void tick(), config.SETTLEMENT_RETRY_INTERVAL_MS)
+      timer.unref()
+    },
+    stop() {
+      if (timer) clearInterval(timer)
+    },
+  }
+}
