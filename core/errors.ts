@@ -63,7 +63,10 @@ export class PaymentRequiredError extends Error {
   /** The x402 v2 PaymentRequired object (MCP transport). */
   readonly paymentRequired: object
 
-  constructor(challenge: { body: object; header: string; paymentRequired: object }, message = 'payment required') {
+  constructor(
+    challenge: { body: object; header: string; paymentRequired: object },
+    message = 'payment required',
+  ) {
     super(message)
     this.name = 'PaymentRequiredError'
     this.body = challenge.body

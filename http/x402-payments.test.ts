@@ -218,7 +218,11 @@ describe('x402 payments through the service', () => {
     const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': TEST_ADMIN_KEY },
-      body: JSON.stringify({ email: 'p@example.com', tier: 'starter', balance_usd: formatUsd(ACCOUNT_PRICE + 1n) }),
+      body: JSON.stringify({
+        email: 'p@example.com',
+        tier: 'starter',
+        balance_usd: formatUsd(ACCOUNT_PRICE + 1n),
+      }),
     })
     const { api_key: apiKey } = (await created.json()) as { api_key: string }
     const first = await post({ text: 'by key' }, { 'x-api-key': apiKey })
