@@ -1,10 +1,16 @@
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { kybCheck } from './kyb-check.ts'
+import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 
 /** The operation registry: every REST route under /v1 and every MCP tool comes from this list. */
-export const operations: readonly AnyOperation[] = [entityCheck, riskScore, kybCheck] as AnyOperation[]
+export const operations: readonly AnyOperation[] = [
+  entityCheck,
+  riskScore,
+  reputationScore,
+  kybCheck,
+] as AnyOperation[]
 
 export {
   type AnyOperation,

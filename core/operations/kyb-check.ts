@@ -1,8 +1,18 @@
 import { z } from 'zod'
-import { ServiceError } from '../errors.ts'
-import { countrySchema, domainSchema, entityNameSchema, vatNumberSchema } from '../validate/index.ts'
-import { mockFields } from './common-schemas.ts'
+import { entityHash, inputHash, registrationIdentity, runCompanyCheck, runTiered } from '../checks/index.ts'
+import type { OperationContext } from '../context.ts'
+import { PRICES } from '../payments/pricing.ts'
+import {
+  countrySchema,
+  domainSchema,
+  entityNameSchema,
+  validateDomain,
+  validateVatNumber,
+  vatNumberSchema,
+} from '../validate/index.ts'
+import { CheckEnvelopeFields, mockFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
+import { RiskFactor } from './entity-check.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/kyb/check request. */
@@ -24,6 +34,22 @@ export const KybCheckResult = z.object({
   sanctions_flagged: z.boolean().describe('A sanctions list matched the entity name'),
   kyb_status: z.string().describe('verified, review or failed'),
   trust_score: z.number().int().min(0).max(100).describe('0-100, 100 best'),
+  entity_id: z.string().optional().describe('Your reference, as sent'),
+  sanctions_status: z
+    .enum(['ok', 'unavailable'])
+    .optional()
+    .describe('Whether the sanctions screen answered; unavailable means not screened, never clean'),
+  cluster: z.string().optional().describe('Risk cluster of the trust score'),
+  recommendation: z.string().optional().describe('What to do with this entity'),
+  confidence: z.number().min(0).max(1).optional().describe('0-1: share of the evidence that was obtained'),
+  sources_checked: z.number().int().min(0).optional().describe('Sources that answered'),
+  sources: z.array(SourceStatusSchema).optional().describe('Every source called, with its status'),
+  risk_factors: z.array(RiskFactor).optional().describe('Findings behind the trust score'),
+  register_profile: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Enhanced tier: register details and the VIES name'),
+  ...CheckEnvelopeFields,
   ...mockFields,
 })
 
@@ -44,16 +70,85 @@ export function mockKybCheck(input: z.infer<typeof KybCheckInput>): z.infer<type
   }
 }
 
+/** Trust score a KYB needs for `verified` (METHODOLOGY.md "KYB"). */
+export const KYB_VERIFIED_MIN_TRUST = 60
+
+/**
+ * The real KYB check (spec: POST /v1/kyb/check): the register by number (KVK for NL, KBO for
+ * BE), VIES, sanctions (the given name, else the register's names; all register names in the
+ * enhanced tier), domain, country risk; the same scoring as the entity check.
+ */
+export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: OperationContext) {
+  const registration = input.registration_number.trim().replace(/[\s\-/]/g, '')
+  const domain = input.domain ? validateDomain(input.domain) : undefined
+  const vat = input.vat_number ? validateVatNumber(input.vat_number) : undefined
+  return runTiered<z.infer<typeof KybCheckResult>>(ctx, {
+    operation: 'kyb_check',
+    entityHash: entityHash(registrationIdentity(input.registration_number, input.country)),
+    inputHash: inputHash('kyb_check', input),
+    input,
+    trustScoreOf: (body) => body.trust_score,
+    run: async (tier) => {
+      const outcome = await runCompanyCheck(
+        {
+          entity_name: input.entity_name,
+          country: input.country,
+          kvk_number: input.country === 'NL' ? registration.replace(/\./g, '') : undefined,
+          cbe_number: input.country === 'BE' ? registration : undefined,
+          vat_number: vat?.ok ? vat.value.vat_number : input.vat_number,
+          domain:
+            domain?.ok === true
+              ? { host: domain.value.hostname, registrable: domain.value.registrable_domain }
+              : undefined,
+          search_register_by_name: false,
+          enhanced: tier === 'enhanced',
+        },
+        { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+      )
+      const { trust } = outcome
+      const sanctions = outcome.sanctions.result
+      const flagged = sanctions.status === 'ok' && sanctions.possible_match
+      const allAnswered = trust.sources.every((source) => source.status === 'ok')
+      const kybStatus =
+        outcome.register_failed || flagged || outcome.vat_invalid
+          ? 'failed'
+          : outcome.register_verified &&
+              sanctions.status === 'ok' &&
+              allAnswered &&
+              trust.trust_score >= KYB_VERIFIED_MIN_TRUST
+            ? 'verified'
+            : 'review'
+      return {
+        verified: kybStatus === 'verified',
+        register_verified: outcome.register_verified,
+        register_checked: outcome.register_checked,
+        sanctions_flagged: flagged,
+        kyb_status: kybStatus,
+        trust_score: trust.trust_score,
+        entity_id: input.entity_id,
+        sanctions_status: sanctions.status,
+        cluster: trust.cluster,
+        recommendation: trust.recommendation,
+        confidence: trust.confidence,
+        sources_checked: trust.sources_checked,
+        sources: trust.sources,
+        risk_factors: trust.risk_factors,
+        ...(outcome.register_profile ? { register_profile: { ...outcome.register_profile } } : {}),
+      }
+    },
+  })
+}
+
 export const kybCheck = defineOperation({
   id: 'kyb_check',
   http: { method: 'POST', path: '/v1/kyb/check' },
   summary: 'Know-your-business check: register, VIES and sanctions',
+  description:
+    'Register by number (KVK for NL, KBO for BE), VIES, sanctions, domain and country risk in parallel. kyb_status verified, review or failed. X-Response-Quality: cached, fresh, enhanced.',
   input: KybCheckInput,
   output: KybCheckResult,
-  price: null,
-  access: { sandbox: 'mock', minTier: 'pro', sandboxOnly: true },
+  price: PRICES.kyb_check,
+  access: { sandbox: 'mock', minTier: 'pro' },
   mock: mockKybCheck,
-  run: async () => {
-    throw new ServiceError('forbidden', 'real KYB checks are not available yet; use a sandbox key')
-  },
+  run: runKybCheck,
 })

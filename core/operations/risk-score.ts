@@ -1,8 +1,14 @@
 import { z } from 'zod'
+import { entityHash, inputHash, nameIdentity, runCompanyCheck, runTiered } from '../checks/index.ts'
+import type { OperationContext } from '../context.ts'
 import { ServiceError } from '../errors.ts'
+import { PRICES } from '../payments/pricing.ts'
+import { countryRisk, riskLevelForScore } from '../reference/index.ts'
+import { entityRiskOf } from '../scoring/index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
-import { mockFields } from './common-schemas.ts'
+import { CheckEnvelopeFields, mockFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
+import { RiskFactor } from './entity-check.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/risk/score request. */
@@ -18,14 +24,19 @@ export const RiskScoreResult = z.object({
   risk_level: z.string().describe('low, medium, high or very_high'),
   entity_name: z.string(),
   country: z.string(),
+  risk_factors: z
+    .array(RiskFactor)
+    .optional()
+    .describe('Findings; here weight is the risk points a finding added (positive raises risk)'),
+  confidence: z.number().min(0).max(1).optional().describe('0-1: share of the evidence that was obtained'),
+  sources: z.array(SourceStatusSchema).optional().describe('Every source called, with its status'),
+  ...CheckEnvelopeFields,
   ...mockFields,
 })
 
+/** Risk level bands, the same as the country risk's (0-24 low, 25-49 medium, 50-79 high, 80+ very_high). */
 export function riskLevelOf(score: number): 'low' | 'medium' | 'high' | 'very_high' {
-  if (score >= 80) return 'very_high'
-  if (score >= 55) return 'high'
-  if (score >= 30) return 'medium'
-  return 'low'
+  return riskLevelForScore(score)
 }
 
 export function mockRiskScore(input: z.infer<typeof RiskScoreInput>): z.infer<typeof RiskScoreResult> {
@@ -39,16 +50,59 @@ export function mockRiskScore(input: z.infer<typeof RiskScoreInput>): z.infer<ty
   }
 }
 
+/**
+ * The real risk score (spec: POST /v1/risk/score; METHODOLOGY.md "Risk score"): country risk
+ * and sanctions screening, plus a register search by name in the enhanced tier.
+ */
+export async function runRiskScore(input: z.infer<typeof RiskScoreInput>, ctx: OperationContext) {
+  return runTiered<z.infer<typeof RiskScoreResult>>(ctx, {
+    operation: 'risk_score',
+    entityHash: entityHash(nameIdentity(input.entity_name, input.country)),
+    inputHash: inputHash('risk_score', input),
+    input,
+    run: async (tier) => {
+      const country = countryRisk(input.country)
+      if (!country) throw new ServiceError('validation_failed', 'unknown country')
+      const outcome = await runCompanyCheck(
+        {
+          entity_name: input.entity_name,
+          country: input.country,
+          search_register_by_name: tier === 'enhanced',
+          enhanced: false,
+        },
+        { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+      )
+      const sanctions = outcome.assessments.find((a) => a.role === 'sanctions')
+      if (!sanctions) throw new Error('company check returned no sanctions assessment')
+      const register =
+        tier === 'enhanced' ? outcome.assessments.find((a) => a.role === 'register') : undefined
+      const risk = entityRiskOf(country, sanctions, register)
+      return {
+        risk_score: risk.risk_score,
+        risk_level: risk.risk_level,
+        entity_name: input.entity_name,
+        country: input.country,
+        risk_factors: risk.risk_factors,
+        confidence: risk.confidence,
+        sources: outcome.trust.sources.filter(
+          (source) =>
+            tier === 'enhanced' || source.source === 'sanctions' || source.source === 'country_risk',
+        ),
+      }
+    },
+  })
+}
+
 export const riskScore = defineOperation({
   id: 'risk_score',
   http: { method: 'POST', path: '/v1/risk/score' },
   summary: 'Risk score of an entity from sanctions and country risk',
+  description:
+    'risk_score 0-100 (higher is riskier) from the country risk lists and a sanctions screen; enhanced adds a register search by name (NL). X-Response-Quality: cached, fresh, enhanced.',
   input: RiskScoreInput,
   output: RiskScoreResult,
-  price: null,
-  access: { sandbox: 'mock', sandboxOnly: true },
+  price: PRICES.risk_score,
+  access: { sandbox: 'mock' },
   mock: mockRiskScore,
-  run: async () => {
-    throw new ServiceError('forbidden', 'real risk scores are not available yet; use a sandbox key')
-  },
+  run: runRiskScore,
 })
