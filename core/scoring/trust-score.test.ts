@@ -37,6 +37,17 @@ describe('scoreAssessments', () => {
     expect(result.risk_factors.map((f) => f.weight)).toEqual([20, -7, 10])
   })
 
+  it('applies uncertainty penalties after the cap, so a failed source lowers even a top score', () => {
+    const top = scoreAssessments([clean('register', 80), clean('sanctions', 10), clean('vat', 10)])
+    const vatDown = scoreAssessments([
+      clean('register', 80),
+      clean('sanctions', 10),
+      unavailableAssessment('vies', 'vat', 'timeout', AT, 'VIES'),
+    ])
+    expect(top.trust_score).toBe(100)
+    expect(vatDown.trust_score).toBe(100 + UNAVAILABLE_PENALTY.vat)
+  })
+
   it('clamps the score to 0-100', () => {
     expect(scoreAssessments([clean('register', 500), clean('sanctions')]).trust_score).toBe(100)
     expect(scoreAssessments([clean('register', -500), clean('sanctions')]).trust_score).toBe(0)

@@ -92,15 +92,21 @@ export interface TrustAssessment {
 /**
  * Turns the assessments of one check into the trust score, cluster, recommendation and
  * confidence (spec: "scores (0-100), verdicts and recommendations, and reports the source of
- * each finding"; METHODOLOGY.md). The score is BASE_TRUST_SCORE plus the weights of all
- * findings, clamped to 0-100. An unavailable source adds its (negative) uncertainty penalty and
- * lowers the confidence; it never improves anything. A sanctions match caps the score at
+ * each finding"; METHODOLOGY.md). The score is BASE_TRUST_SCORE plus the weights of the
+ * answered findings, clamped to 0-100, then each unavailable source's (negative) uncertainty
+ * penalty, clamped again: a failed source lowers every score above 0 and the confidence, and
+ * never improves anything. A sanctions match caps the score at
  * SANCTIONS_FLAGGED_MAX_SCORE and sets the cluster `sanctions_flagged`.
  */
 export function scoreAssessments(assessments: readonly SourceAssessment[]): TrustAssessment {
   const riskFactors = assessments.flatMap((assessment) => assessment.factors)
-  const sum = riskFactors.reduce((total, factor) => total + factor.weight, 0)
-  let trustScore = clamp(Math.round(BASE_TRUST_SCORE + sum), 0, 100)
+  const weightOf = (status: 'unavailable' | 'answered') =>
+    riskFactors
+      .filter((factor) => (factor.status === 'unavailable') === (status === 'unavailable'))
+      .reduce((total, factor) => total + factor.weight, 0)
+  // Penalties apply after the cap, so a failed source costs its points even for a top score.
+  const answeredScore = clamp(Math.round(BASE_TRUST_SCORE + weightOf('answered')), 0, 100)
+  let trustScore = clamp(answeredScore + weightOf('unavailable'), 0, 100)
   const flagged = assessments.some((assessment) => assessment.sanctions_match === true)
   if (flagged) trustScore = Math.min(trustScore, SANCTIONS_FLAGGED_MAX_SCORE)
   const cluster: Cluster = flagged ? 'sanctions_flagged' : clusterForScore(trustScore)
