@@ -10,6 +10,7 @@ import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
 import { mountPaymentRoutes } from '../http/payment-routes.ts'
+import { reputationRoutes } from '../http/reputation-routes.ts'
 import { createMcpHttpHandler } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
@@ -93,6 +94,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
             treasuryBalance: payments.treasuryBalance,
           },
         }),
+      reputationRoutes(runtime),
     ],
   })
   return {

@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { reputationRoutes } from '../../http/reputation-routes.ts'
 import type { Service } from '../../server/compose.ts'
 import { usd } from '../money.ts'
 import { type CompanyFakes, startCompanyFakes } from '../testing/company-fakes.ts'
@@ -47,7 +46,6 @@ describe('company checks against the fake upstreams', () => {
     service = await createTestService('pglite', {}, { clock })
     service.runtime.deps.companySources = fakes.sources
     service.runtime.deps.sanctions = fakes.sanctions
-    reputationRoutes(service.runtime)(service.app)
     liveKey = (
       await service.runtime.keys.create({ email: 'a@example.com', tier: 'pro', balance: usd('100') })
     ).apiKey
