@@ -127,6 +127,7 @@ export function buildPayments(
     if (running) return
     running = true
     try {
+      await settlement.sweep((id) => database.isAlive(id))
       await settlement.retryDue()
       await nonceStore.sweep()
     } catch (error) {

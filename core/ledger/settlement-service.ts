@@ -16,6 +16,8 @@ export interface SettlementServiceOptions {
   clock: Clock
   /** First retry delay; doubles per attempt. */
   retryBaseMs?: number
+  /** How long after validBefore an unused, interrupted settlement is given up (default 2 min). */
+  expiryGraceMs?: number
   /** Checks the chain for a payment's authorization (start-up sweep of interrupted settlements). */
   authorizationUsed?: OnChainSettler['authorizationUsed']
   log?: (message: string, extra?: unknown) => void
@@ -28,6 +30,8 @@ export interface SettlementServiceOptions {
 export function createSettlementService(options: SettlementServiceOptions) {
   const { ledger, settler, clock } = options
   const retryBaseMs = options.retryBaseMs ?? 15_000
+  // A transaction sent just before validBefore can still be mined a little after it.
+  const expiryGraceMs = options.expiryGraceMs ?? 120_000
   const log = options.log ?? (() => {})
 
   async function attempt(id: string, payment: VerifiedPayment, attempts: number): Promise<SettleOutcome> {
@@ -73,35 +77,44 @@ export function createSettlementService(options: SettlementServiceOptions) {
     },
 
     /**
-     * Start-up sweep: rows a dead process left reserved (its operation never answered: nothing
-     * was delivered, so FAILED) or mid-settlement (SETTLED if the chain shows the authorization
-     * used, else FAILED). Never sends a settlement, so nothing is settled twice.
+     * Sweep (at start-up and on every worker pass): rows a dead process left behind. Reserved:
+     * its operation never answered, nothing was delivered, so FAILED. Mid-settlement: SETTLED once
+     * the chain shows the authorization used; FAILED once it is unused and past validBefore (it
+     * can never move money again); otherwise left for a later pass, since a transaction the dead
+     * process sent may still be mined. Never sends a settlement itself, so nothing is settled twice.
      */
     async sweep(isAlive: (instanceId: string) => Promise<boolean>): Promise<number> {
       const orphans = await ledger.orphans(isAlive)
+      let resolved = 0
       for (const orphan of orphans) {
         if (orphan.phase === 'reserved') {
           await ledger.resolveOrphan(orphan.id, {
             settled: false,
             reason: 'interrupted before the operation answered; nothing delivered, nothing charged',
           })
+          resolved++
           continue
         }
         const used = await options.authorizationUsed?.(orphan.payment)
-        await ledger.resolveOrphan(
-          orphan.id,
-          used === true
-            ? { settled: true, reason: 'interrupted during settlement; the chain shows the transfer' }
-            : {
-                settled: false,
-                reason:
-                  used === false
-                    ? 'interrupted during settlement; the chain shows no transfer'
-                    : 'interrupted during settlement; outcome could not be checked',
-              },
-        )
+        const validBefore = orphan.payment.validBefore?.getTime() ?? 0
+        if (used === true) {
+          await ledger.resolveOrphan(orphan.id, {
+            settled: true,
+            reason: 'interrupted during settlement; the chain shows the transfer',
+          })
+          resolved++
+        } else if (validBefore + expiryGraceMs <= clock.now().getTime()) {
+          await ledger.resolveOrphan(orphan.id, {
+            settled: false,
+            reason:
+              used === false
+                ? 'interrupted during settlement; expired unused on chain'
+                : 'interrupted during settlement; expired and the chain could not be asked',
+          })
+          resolved++
+        }
       }
-      return orphans.length
+      return resolved
     },
   }
 }
