@@ -66,10 +66,12 @@ export async function startCompanyFakes(
     clock?: Clock
     timeoutMs?: number
     gauge?: BusyGauge
+    /** Awaited by every fake before it answers (e.g. until N fakes are busy at once). */
+    hold?: () => Promise<void>
     sanctioned?: string[]
   } = {},
 ): Promise<CompanyFakes> {
-  const common = { behaviour: { delayMs: options.delayMs ?? 0 }, gauge: options.gauge }
+  const common = { behaviour: { delayMs: options.delayMs ?? 0 }, gauge: options.gauge, hold: options.hold }
   const [kvk, vies, rdap, dns, tls] = await Promise.all([
     startFakeKvkServer(common),
     startFakeViesServer({ ...common, records: COMPANY_VIES_RECORDS }),
