@@ -1,5 +1,15 @@
 /** The whole database schema: one file per area under tables/, listed here for drizzle and the store. */
 
 export { entityChecks } from './tables/checks.ts'
+export {
+  kboActivities,
+  kboAddresses,
+  kboCodes,
+  kboDenominations,
+  kboEnterprises,
+  kboImportState,
+  kboPendingStops,
+  kboStopped,
+} from './tables/kbo.ts'
 export { apiKeys, usageEvents } from './tables/keys.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
