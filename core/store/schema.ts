@@ -13,3 +13,4 @@ export {
 } from './tables/kbo.ts'
 export { apiKeys, usageEvents } from './tables/keys.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
+export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
