@@ -1,9 +1,10 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
 import type { CompanySources } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import {
   createDnsProbe,
   createDnsResolver,
-  createInMemoryKboStore,
   createKboImporter,
   createKboLookup,
   createKvkClient,
@@ -12,31 +13,36 @@ import {
   createViesClient,
   kboDirectorySource,
 } from '../core/sources/index.ts'
+import type { Db } from '../core/store/database.ts'
+import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import type { Config } from './config.ts'
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
 
 /**
  * The real upstream adapters for company checks, from config. KVK needs an API key: without
- * one it is left out and reported `unavailable` / `not_configured` in every check. KBO open
- * data are imported at start-up from KBO_DATA_DIR into memory; without it the KBO source
- * answers `dataset_not_loaded`.
+ * one it is left out and reported `unavailable` / `not_configured` in every check. The KBO open
+ * data live in the database; with KBO_DATA_DIR an extract there is imported in the background
+ * at start-up unless the database already holds that extract (until a first import the KBO
+ * source answers `dataset_not_loaded`).
  */
-export async function buildCompanySources(config: Config, clock: Clock, log: Log): Promise<CompanySources> {
+export async function buildCompanySources(
+  config: Config,
+  clock: Clock,
+  log: Log,
+  db: Db,
+): Promise<CompanySources> {
   const common = { clock, timeoutMs: config.SOURCE_TIMEOUT_MS }
   const servers = config.DNS_SERVERS?.split(',')
     .map((server) => server.trim())
     .filter(Boolean)
-  const kboStore = createInMemoryKboStore()
+  const kboStore = createKboDatabaseStore(db)
   if (config.KBO_DATA_DIR) {
-    try {
-      const stats = await createKboImporter({ store: kboStore, clock }).importExtract(
-        kboDirectorySource(config.KBO_DATA_DIR),
-      )
-      log('info', 'KBO open data imported', stats)
-    } catch (error) {
-      log('warn', 'KBO open data not imported', String(error))
-    }
+    const directory = config.KBO_DATA_DIR
+    void importKboIfNew(directory, kboStore, clock).then(
+      (stats) => stats && log('info', 'KBO open data imported', stats),
+      (error) => log('warn', 'KBO open data not imported', String(error)),
+    )
   }
   return {
     ...(config.KVK_API_KEY
@@ -54,4 +60,17 @@ export async function buildCompanySources(config: Config, clock: Clock, log: Log
     tls: createTlsProbe(common),
     kbo: createKboLookup({ store: kboStore, clock }),
   }
+}
+
+/** Imports the extract in `directory` unless the store already holds the same extract number. */
+export async function importKboIfNew(
+  directory: string,
+  store: ReturnType<typeof createKboDatabaseStore>,
+  clock: Clock,
+) {
+  const meta = await readFile(path.join(directory, 'meta.csv'), 'utf8')
+  const extract = /"?ExtractNumber"?\s*,\s*"?(\w+)"?/.exec(meta)?.[1] ?? null
+  const current = await store.getImportState()
+  if (extract !== null && current?.extract_number === extract) return null
+  return createKboImporter({ store, clock }).importExtract(kboDirectorySource(directory))
 }

@@ -53,7 +53,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     overrides.database ?? (await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }))
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const deps: ServiceDeps = {
-    companySources: await buildCompanySources(config, clock, log),
+    companySources: await buildCompanySources(config, clock, log, database.db),
     checks: createCheckStore(database.db),
   }
   const payments = buildPayments(config, database, keys, clock, log)
