@@ -156,6 +156,18 @@ describe('x402 payments through the service', () => {
     expect((await balanceOf(setup.payTo)) - before).toBe(PRICE)
   })
 
+  it('settles 20 distinct payments sent at once, each exactly once on chain', async () => {
+    const headers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => signedHeader(setup.payerKeys[i % 3]!)),
+    )
+    const before = await balanceOf(setup.payTo)
+    const responses = await Promise.all(
+      headers.map((header) => post({ text: 'burst' }, { 'PAYMENT-SIGNATURE': header })),
+    )
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200))
+    expect((await balanceOf(setup.payTo)) - before).toBe(PRICE * 20n)
+  })
+
   it('never charges for a call whose operation fails', async () => {
     const header = await signedHeader(setup.payerKeys[2]!)
     const payerBefore = await balanceOf(payerAddress(2))

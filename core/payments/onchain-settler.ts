@@ -62,6 +62,16 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 60_000
   const rpcTimeoutMs = options.rpcTimeoutMs ?? 10_000
   const clients = new Map<string, NetworkClients>()
+  const sendQueues = new Map<string, Promise<unknown>>()
+  const serialised = <T>(network: string, task: () => Promise<T>): Promise<T> => {
+    const previous = sendQueues.get(network) ?? Promise.resolve()
+    const run = previous.then(task, task)
+    sendQueues.set(
+      network,
+      run.catch(() => {}),
+    )
+    return run
+  }
 
   const clientsFor = (network: string, chainId: number): NetworkClients | undefined => {
     const url = options.rpcUrls[network]
@@ -157,14 +167,18 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
 
       let hash: Hex
       try {
-        const { request } = await net.publicClient.simulateContract({
-          account,
-          address: token,
-          abi: EIP3009_TOKEN_ABI,
-          functionName: 'transferWithAuthorization',
-          args,
+        // One operator account has one nonce sequence: sends go one at a time per network
+        // (concurrent sends raced for nonces and were refused); receipts are awaited in parallel.
+        hash = await serialised(payment.network, async () => {
+          const { request } = await net.publicClient.simulateContract({
+            account,
+            address: token,
+            abi: EIP3009_TOKEN_ABI,
+            functionName: 'transferWithAuthorization',
+            args,
+          })
+          return net.walletClient.writeContract(request)
         })
-        hash = await net.walletClient.writeContract(request)
       } catch (error) {
         if (isUnreachable(error)) {
           return fail('settlement_failed', `RPC unavailable: ${shortMessage(error)}`, { retryable: true })
