@@ -164,14 +164,14 @@ describe('HTTP API (foundation)', () => {
     expect(await response.json()).toMatchObject({ detail: 'test keys not accepted in production' })
   })
 
-  it('tells live callers that real entity checks need a sandbox key for now', async () => {
+  it('refuses a real check to a live key whose balance does not cover it (x402 off)', async () => {
     const response = await call('/v1/entity/check', {
       method: 'POST',
       headers: { 'x-api-key': freeKey },
       json: VALID_ENTITY,
     })
     expect(response.status).toBe(403)
-    expect(((await response.json()) as { detail: string }).detail).toContain('sandbox key')
+    expect(((await response.json()) as { detail: string }).detail).toContain('insufficient balance')
   })
 
   it('keeps KYB for pro keys and above (sandbox keys get the mock)', async () => {

@@ -258,6 +258,35 @@ describe('x402 payments through the service', () => {
     expect(paid.status).toBe(200)
   })
 
+  it('serves exactly 500 of 1,000 concurrent key calls when the balance covers 500', async () => {
+    const created = await service.app.request('/v1/admin/keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_ADMIN_KEY },
+      body: JSON.stringify({
+        email: 'burst@example.com',
+        tier: 'pro',
+        balance_usd: formatUsd(ACCOUNT_PRICE * 500n),
+      }),
+    })
+    const { api_key: apiKey } = (await created.json()) as { api_key: string }
+    const responses = await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        service.app.request('/v1/test/paid-echo', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({ text: 'burst' }),
+        }),
+      ),
+    )
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(500)
+    expect(statuses.filter((status) => status === 402)).toHaveLength(500)
+    const usage = (await (
+      await service.app.request('/v1/keys/usage', { headers: { 'x-api-key': apiKey } })
+    ).json()) as { balance_micros: number; paid_calls: number }
+    expect(usage).toMatchObject({ balance_micros: 0, paid_calls: 500 })
+  })
+
   it('tops up a key with an x402 payment and raises its tier', async () => {
     const created = await fetch(`${server.baseUrl}/v1/keys/create`, {
       method: 'POST',

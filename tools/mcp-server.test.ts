@@ -86,7 +86,7 @@ describe('MCP server', () => {
     await client.close()
   })
 
-  it('answers a keyless call of a sandbox-only tool with an error saying a sandbox key is needed', async () => {
+  it('answers a keyless paid tool call with an error saying a key is needed (x402 off)', async () => {
     const client = await httpClient()
     const result = await client.callTool({
       name: 'risk_score',
@@ -94,7 +94,7 @@ describe('MCP server', () => {
     })
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toContain(
-      '403: real results for this operation are not available yet; use a sandbox key',
+      '401: an API key is required (X-API-Key); x402 payments are not configured',
     )
     await client.close()
   })

@@ -29,8 +29,6 @@ export interface OperationPrice {
 export interface OperationAccess {
   sandbox: 'mock' | 'refuse'
   minTier?: 'free' | 'starter' | 'pro' | 'enterprise'
-  /** Until the real checks land, live callers get a clear 403 telling them to use a sandbox key. */
-  sandboxOnly?: boolean
 }
 
 export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

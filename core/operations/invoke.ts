@@ -79,12 +79,6 @@ export async function invokeOperation(
       status = 200
       return { output: operation.mock(input), headers: {}, meta: {}, charge }
     }
-    if (operation.access.sandboxOnly && !(caller.kind === 'key' && caller.role === 'admin')) {
-      throw new ServiceError(
-        'forbidden',
-        'real results for this operation are not available yet; use a sandbox key (POST /v1/keys/create with tier sandbox) for mock data',
-      )
-    }
     charge = await runtime.payments.open({
       operation,
       caller,

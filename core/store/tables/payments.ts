@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core'
 
 /**
  * Used x402 nonces (spec: nonce replay window). One row per (network, payer, nonce): the primary
@@ -61,7 +71,5 @@ export const settlements = pgTable(
 export const serviceInstances = pgTable('service_instances', {
   id: text('id').primaryKey(),
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
-  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true })
-    .notNull()
-    .default(sql`now()`),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().default(sql`now()`),
 })
