@@ -248,6 +248,13 @@ describe('HTTP API (foundation)', () => {
     )
   })
 
+  it('serves the scoring methodology as a public Markdown page', async () => {
+    const response = await call('/v1/methodology', { headers: { 'x-api-key': 'svc_live_bogus' } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('text/markdown')
+    expect(await response.text()).toContain('trust')
+  })
+
   it('serves an OpenAPI 3.1 document generated from the registry', async () => {
     const response = await call('/openapi.json')
     const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> }

@@ -18,6 +18,7 @@ import {
   statusOf,
 } from '../core/operations/invoke.ts'
 import { parseWith } from '../core/operations/parse.ts'
+import { readMethodology } from '../core/scoring/index.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import { problemResponse } from './problem.ts'
 import { paymentHeader, readJsonBody, requireKey } from './request.ts'
@@ -102,6 +103,10 @@ export function createApp(options: AppOptions): Hono<Env> {
   })
 
   app.get('/openapi.json', (c) => c.json(buildOpenApiDocument(operations, health.version)))
+
+  app.get('/v1/methodology', async (c) =>
+    c.body(await readMethodology(), 200, { 'Content-Type': 'text/markdown; charset=utf-8' }),
+  )
 
   app.post('/v1/keys/create', async (c) => {
     const input = parseWith(CreateKeyInput, await readJsonBody(c))
