@@ -22,6 +22,17 @@ export {
   parseListSource,
 } from './list-source.ts'
 export {
+  createSanctionsListStore,
+  packEntries,
+  type SanctionsListStore,
+  type SaveListVersionInput,
+  type StoredListDiff,
+  type StoredListDiffDetail,
+  type StoredListVersion,
+  type StoredListVersionWithEntries,
+  unpackEntries,
+} from './list-store.ts'
+export {
   isLatinName,
   type NameKeys,
   nameKeys,
@@ -29,6 +40,7 @@ export {
   normaliseName,
   tokenSortedKey,
 } from './name-normaliser.ts'
+export { createSanctionsNameScreen, listDates } from './name-screen-port.ts'
 export { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'
 export { type OfacCsvFiles, type OfacCsvOptions, parseOfacSdnCsv } from './ofac-csv-parser.ts'
 export {
@@ -54,6 +66,18 @@ export {
   screenName,
   screenRegistration,
 } from './sanctions-screen.ts'
+export {
+  createSanctionsService,
+  type ListRefreshOutcome,
+  type ListRefreshStatus,
+  type LoadedList,
+  type RefreshReport,
+  type SanctionsListStatus,
+  type SanctionsLog,
+  type SanctionsScreening,
+  type SanctionsService,
+  type SanctionsServiceOptions,
+} from './sanctions-service.ts'
 export {
   type AliasKind,
   AliasKindSchema,

@@ -1,0 +1,36 @@
+import type { SanctionsNameScreen } from '../scoring/ports.ts'
+import type { LoadedList, SanctionsService } from './sanctions-service.ts'
+
+/** `list_dates` of a screen result: list display name to the date of the version in use. */
+export function listDates(lists: readonly LoadedList[]): Record<string, string> {
+  return Object.fromEntries(lists.map((list) => [list.list, list.as_of]))
+}
+
+/**
+ * The company checks' sanctions port (core/scoring/ports.ts) over the sanctions service, so
+ * entity, risk, reputation and KYB checks screen names against the real lists. With no list
+ * loaded the answer is `unavailable` / `sanctions_lists_not_loaded`, never clean.
+ */
+export function createSanctionsNameScreen(
+  service: Pick<SanctionsService, 'screenName'>,
+): SanctionsNameScreen {
+  return {
+    async screenName(name, country) {
+      const result = service.screenName(name, country ? { country } : {})
+      if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
+      return {
+        status: 'ok',
+        possible_match: result.matches.length > 0,
+        matches: result.matches.map((match) => ({
+          list: match.list,
+          list_key: match.list_key,
+          entry_id: match.entry_id,
+          matched_name: match.matched_name,
+          match_type: match.match_type,
+          match_score: match.match_score,
+        })),
+        list_dates: listDates(result.lists),
+      }
+    },
+  }
+}
