@@ -18,6 +18,9 @@ async function main(): Promise<void> {
       }),
     )
   })
+  // Longer than the keep-alive of clients and load balancers (commonly 60 s), so the server never
+  // closes an idle socket a client is about to reuse.
+  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 })
   const shutdown = () => {
     server.close()
     void service.close().finally(() => process.exit(0))
