@@ -1,16 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { x402Client } from '@x402/core/client'
-import { encodePaymentSignatureHeader } from '@x402/core/http'
-import type { PaymentRequired } from '@x402/core/types'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { PRICES } from '../core/payments/pricing.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
+import { signPaymentHeader } from '../core/testing/chain/official-payer.ts'
 import { type LocalPaymentSetup, startLocalPaymentSetup } from '../core/testing/chain/payment-fixtures.ts'
 import { paidEcho } from '../core/testing/paid-operations.ts'
 import { createScratchDatabase } from '../core/testing/postgres.ts'
@@ -71,19 +68,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
   /** A new process's composition root on the same database (its start-up sweep runs inside). */
   const restart = () => createService(ConfigSchema.parse(env), { operations: [paidEcho], log: () => {} })
 
-  async function signedHeader(url: string, key: Hex): Promise<string> {
-    const challenge = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'x' }),
-    })
-    const required = JSON.parse(
-      Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString(),
-    ) as PaymentRequired
-    const client = new x402Client().register('eip155:84532', new ExactEvmScheme(privateKeyToAccount(key)))
-    client.setSpendControls({ allowedAssets: [{ network: 'eip155:84532', asset: setup.usdc.address }] })
-    return encodePaymentSignatureHeader(await client.createPaymentPayload(required))
-  }
+  const signedHeader = (url: string, key: Hex) => signPaymentHeader(setup, url, key)
 
   async function ledgerRows(): Promise<{ status: string; phase: string; last_error: string | null }[]> {
     const result = (await observer.db.execute(

@@ -1,9 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { x402Client } from '@x402/core/client'
-import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentRequired } from '@x402/core/types'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch'
 import { sql } from 'drizzle-orm'
 import { createWalletClient, type Hex, http } from 'viem'
@@ -12,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { formatUsd } from '../core/money.ts'
 import { KEY_UPGRADE_PRICES, PRICES } from '../core/payments/pricing.ts'
+import { officialV2Client, signPaymentHeader } from '../core/testing/chain/official-payer.ts'
 import { type LocalPaymentSetup, startLocalPaymentSetup } from '../core/testing/chain/payment-fixtures.ts'
 import { paidEcho } from '../core/testing/paid-operations.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
@@ -58,24 +57,8 @@ describe('x402 payments through the service', () => {
       body: JSON.stringify(body),
     })
 
-  function v2Client(key: Hex) {
-    const client = new x402Client().register('eip155:84532', new ExactEvmScheme(privateKeyToAccount(key)))
-    client.setSpendControls({ allowedAssets: [{ network: 'eip155:84532', asset: setup.usdc.address }] })
-    return client
-  }
-
-  /** A signed v2 payment header for the challenge a fresh unpaid call gets. */
-  async function signedHeader(key: Hex, target = url): Promise<string> {
-    const challenge = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'x' }),
-    })
-    const paymentRequired = JSON.parse(
-      Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8'),
-    ) as PaymentRequired
-    return encodePaymentSignatureHeader(await v2Client(key).createPaymentPayload(paymentRequired))
-  }
+  const v2Client = (key: Hex) => officialV2Client(setup, key)
+  const signedHeader = (key: Hex) => signPaymentHeader(setup, url, key)
 
   const balanceOf = (address: Hex) => setup.usdc.balanceOf(address)
   const payerAddress = (index: number) => privateKeyToAccount(setup.payerKeys[index]!).address

@@ -4,8 +4,9 @@ import type { Hex } from 'viem'
 import type { Clock } from '../context.ts'
 import type { Micros } from '../money.ts'
 import { findPaymentNetwork, type PaymentConfig } from '../payments/networks.ts'
+import type { EvmAuthorizationWire } from '../payments/payment-payload.ts'
 import type { SettleResult } from '../payments/settlement.ts'
-import type { VerifiedPayment } from '../payments/verification.ts'
+import { authorizationToWire, type VerifiedPayment } from '../payments/verification.ts'
 import type { Db } from '../store/database.ts'
 import { serviceInstances, settlements } from '../store/schema.ts'
 
@@ -47,7 +48,7 @@ interface StoredPayment {
   requirement: Omit<VerifiedPayment['requirement'], 'network' | 'amount'> & { amount: string }
   paymentPayload: VerifiedPayment['paymentPayload']
   paymentRequirements: VerifiedPayment['paymentRequirements']
-  authorization?: Record<keyof NonNullable<VerifiedPayment['authorization']>, string>
+  authorization?: EvmAuthorizationWire
   signature?: string
   validBefore?: string
 }
@@ -65,18 +66,7 @@ function storePayment(payment: VerifiedPayment): StoredPayment {
     requirement: { ...requirement, amount: amount.toString() },
     paymentPayload: payment.paymentPayload,
     paymentRequirements: payment.paymentRequirements,
-    ...(authorization
-      ? {
-          authorization: {
-            from: authorization.from,
-            to: authorization.to,
-            value: authorization.value.toString(),
-            validAfter: authorization.validAfter.toString(),
-            validBefore: authorization.validBefore.toString(),
-            nonce: authorization.nonce,
-          },
-        }
-      : {}),
+    ...(authorization ? { authorization: authorizationToWire(authorization) } : {}),
     ...(payment.signature ? { signature: payment.signature } : {}),
     ...(payment.validBefore ? { validBefore: payment.validBefore.toISOString() } : {}),
   }

@@ -11,14 +11,11 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { x402Client } from '@x402/core/client'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
-import type { PaymentRequired } from '@x402/core/types'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { privateKeyToAccount } from 'viem/accounts'
 import { createService, type Service } from '../../server/compose.ts'
 import { ConfigSchema } from '../../server/config.ts'
 import { createDatabase } from '../store/database.ts'
+import { fetchChallenge, officialV2Client } from '../testing/chain/official-payer.ts'
 import { startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
 import { paidEcho } from '../testing/paid-operations.ts'
 import { listen, TEST_ADMIN_KEY } from '../testing/serve.ts'
@@ -80,19 +77,8 @@ async function startService(
 }
 
 async function signPayments(url: string, count: number): Promise<string[]> {
-  const challenge = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text: 'x' }),
-  })
-  const required = JSON.parse(
-    Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString(),
-  ) as PaymentRequired
-  const clients = setup.payerKeys.map((key) => {
-    const client = new x402Client().register('eip155:84532', new ExactEvmScheme(privateKeyToAccount(key)))
-    client.setSpendControls({ allowedAssets: [{ network: 'eip155:84532', asset: setup.usdc.address }] })
-    return client
-  })
+  const required = await fetchChallenge(url)
+  const clients = setup.payerKeys.map((key) => officialV2Client(setup, key))
   const headers: string[] = []
   for (let i = 0; i < count; i++) {
     const client = clients[i % clients.length]!
