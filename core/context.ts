@@ -1,6 +1,7 @@
 import type { CheckStore } from './checks/check-store.ts'
 import type { CompanySources } from './checks/company-sources.ts'
 import type { Quality } from './operations/define.ts'
+import type { SanctionsService } from './sanctions/sanctions-service.ts'
 import type { SanctionsNameScreen } from './scoring/ports.ts'
 
 /** spec: API key tiers. */
@@ -34,6 +35,8 @@ export interface ServiceDeps {
   companySources?: CompanySources
   /** Name screening against the sanctions lists; absent: sanctions findings are unavailable. */
   sanctions?: SanctionsNameScreen
+  /** The sanctions lists held in memory (screen by name, wallet address, registration); absent: not loaded. */
+  sanctionsLists?: SanctionsService
   /** Stored company checks (history, cached tier); absent: nothing is stored. */
   checks?: CheckStore
 }

@@ -15,6 +15,7 @@ import { createMcpHttpHandler } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 import { buildPayments } from './payments.ts'
+import { buildSanctions } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -52,7 +53,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const database =
     overrides.database ?? (await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }))
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
+  const sanctions = buildSanctions(config, database, clock, log)
+  await sanctions.service.start()
   const deps: ServiceDeps = {
+    sanctions: sanctions.port,
+    sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db),
     checks: createCheckStore(database.db),
   }
@@ -104,6 +109,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     app,
     startedAt,
     close: async () => {
+      await sanctions.service.stop()
       payments.stop()
       await database.close()
     },

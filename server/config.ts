@@ -55,6 +55,16 @@ export const ConfigSchema = z.object({
       .optional(),
   ),
   SETTLEMENT_RETRY_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
+  // or `off`. Unset: the official URL when NODE_ENV=production, otherwise off.
+  NODE_ENV: optionalString,
+  SANCTIONS_OFAC_SOURCE: optionalString,
+  SANCTIONS_EU_SOURCE: optionalString,
+  SANCTIONS_UN_SOURCE: optionalString,
+  SANCTIONS_REFRESH_HOURS: z.coerce.number().positive().max(720).default(24),
+  SANCTIONS_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  SANCTIONS_KEEP_VERSIONS: z.coerce.number().int().min(1).max(1000).default(10),
+  SANCTIONS_STARTUP_REFRESH_DELAY_MS: z.coerce.number().int().min(0).default(2000),
 })
 
 export type Config = z.infer<typeof ConfigSchema>
