@@ -21,6 +21,7 @@ import {
   type Settler,
 } from '../core/payments/index.ts'
 import { createPaymentGate, type X402Payments } from '../core/payments/payment-gate.ts'
+import { createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'
 
@@ -77,7 +78,10 @@ export function buildPayments(
   if (config.BASE_RPC_URL) rpcUrls[BASE_MAINNET] = config.BASE_RPC_URL
   if (config.BASE_SEPOLIA_RPC_URL) rpcUrls[BASE_SEPOLIA] = config.BASE_SEPOLIA_RPC_URL
   const facilitator = config.X402_FACILITATOR_URL
-    ? createFacilitatorClient({ url: config.X402_FACILITATOR_URL })
+    ? createFacilitatorClient({
+        url: config.X402_FACILITATOR_URL,
+        breaker: createCircuitBreaker({ clock, failureThreshold: 3, coolDownMs: 30_000 }),
+      })
     : undefined
   const onChain: OnChainSettler | undefined =
     config.SETTLEMENT_PRIVATE_KEY && Object.keys(rpcUrls).length > 0

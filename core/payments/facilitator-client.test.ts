@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { usd } from '../money.ts'
+import { createCircuitBreaker } from '../sources/circuit-breaker.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from './challenge.ts'
-import { createCircuitBreaker } from './circuit-breaker.ts'
 import {
   createFacilitatorClient,
   createFacilitatorSettler,
@@ -174,7 +174,7 @@ describe('createFacilitatorClient', () => {
 
   it('opens the circuit after repeated failures, stops calling, then lets one trial through', async () => {
     const clock = manualClock()
-    const breaker = createCircuitBreaker({ clock, failureThreshold: 2, resetAfterMs: 10_000 })
+    const breaker = createCircuitBreaker({ clock, failureThreshold: 2, coolDownMs: 10_000 })
     const client = createFacilitatorClient({ url, breaker })
     handler = (_b, res) => json(res, 503, { error: 'down' })
     await client.verify(payload, standard)

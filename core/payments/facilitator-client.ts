@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { CircuitBreaker } from './circuit-breaker.ts'
+import type { CircuitBreaker } from '../sources/circuit-breaker.ts'
 import { PAYMENT_ERROR_CODES, type PaymentErrorCode } from './error-codes.ts'
 import type { SettleResult, Settler } from './settlement.ts'
 import type { CanonicalPaymentPayload, StandardRequirement, VerifiedPayment } from './verification.ts'
@@ -93,7 +93,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
     requirements: StandardRequirement,
     timeoutMs: number,
   ): Promise<CallOutcome> {
-    if (options.breaker && !options.breaker.allow())
+    if (options.breaker && !options.breaker.tryAcquire())
       return { kind: 'unavailable', message: 'circuit breaker open' }
     let outcome: CallOutcome
     try {

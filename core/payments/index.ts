@@ -11,12 +11,6 @@ export {
   paymentRequirementsFor,
   type RequirementsInput,
 } from './challenge.ts'
-export {
-  type CircuitBreaker,
-  type CircuitBreakerOptions,
-  type CircuitState,
-  createCircuitBreaker,
-} from './circuit-breaker.ts'
 export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 export {
   PAYMENT_ERROR_CODES,
