@@ -4,13 +4,13 @@
  * Exits non-zero if anything it shows does not hold.
  */
 import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { serve } from '@hono/node-server'
-import type { AddressInfo } from 'node:net'
 import { createDatabase } from '../../core/store/database.ts'
-import { ConfigSchema } from '../../server/config.ts'
 import { createService } from '../../server/compose.ts'
+import { ConfigSchema } from '../../server/config.ts'
 
 const service = await createService(ConfigSchema.parse({ PORT: '0' }), {
   database: await createDatabase(),
@@ -46,7 +46,9 @@ try {
   // 3. The same check as an MCP tool over Streamable HTTP gives the same answer.
   const client = new Client({ name: 'quickstart', version: '1.0.0' })
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'X-API-Key': apiKey } } }),
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { 'X-API-Key': apiKey } },
+    }),
   )
   const tool = await client.callTool({ name: 'entity_check', arguments: entity })
   assert.deepEqual(tool.structuredContent, restBody)
