@@ -85,6 +85,18 @@ describe.each(DATABASE_KINDS)('API keys on %s', (kind) => {
     expect(record?.spentMicros).toBe(usd('0.11'))
   })
 
+  it('debits concurrent calls of one key together, each reporting the balance after its own debit', async () => {
+    const created = await keys.create({ email: 'h@example.com', tier: 'pro', balance: usd('1') })
+    const results = await Promise.all([1, 2, 3].map(() => keys.debit(created.record.id, usd('0.11'))))
+    expect(results.map((result) => (result.ok ? result.balance : -1n)).sort()).toEqual([
+      usd('0.67'),
+      usd('0.78'),
+      usd('0.89'),
+    ])
+    const record = await keys.get(created.record.id)
+    expect(record).toMatchObject({ balanceMicros: usd('0.67'), spentMicros: usd('0.33'), callCount: 3n })
+  })
+
   it('serves exactly 500 of 1,000 concurrent debits when the balance covers 500', async () => {
     const price = usd('0.11')
     const created = await keys.create({ email: 'g@example.com', tier: 'pro', balance: price * 500n })

@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { and, eq, gte, sql } from 'drizzle-orm'
+import { and, eq, gte, inArray, sql } from 'drizzle-orm'
 import type { Caller, Clock, Tier } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { Micros } from '../money.ts'
+import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
 import { apiKeys } from '../store/schema.ts'
 
@@ -63,6 +64,8 @@ export interface ApiKeyService {
   revoke(keyId: string): Promise<void>
 }
 
+type DebitResult = { ok: true; balance: Micros } | { ok: false }
+
 export interface ApiKeyServiceOptions {
   db: Db
   clock: Clock
@@ -73,6 +76,64 @@ export interface ApiKeyServiceOptions {
 /** Keys as the spec describes them: shown once, stored hashed, prefixed by mode. */
 export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOptions): ApiKeyService {
   const adminHash = adminKey ? hashKey(adminKey) : undefined
+
+  // Under load, concurrent lookups and debits of a key share one statement (group commit);
+  // each debit stays atomic and exact (core/store/batcher.ts).
+  const lookupByHash = createBatcher<string, typeof apiKeys.$inferSelect | undefined>(async (hashes) => {
+    const unique = [...new Set(hashes)]
+    const rows = await db
+      .select()
+      .from(apiKeys)
+      .where(unique.length === 1 ? eq(apiKeys.keyHash, unique[0]!) : inArray(apiKeys.keyHash, unique))
+    const byHash = new Map(rows.map((row) => [row.keyHash, row]))
+    return hashes.map((hash) => byHash.get(hash))
+  })
+
+  async function debitOnce(keyId: string, amount: Micros): Promise<DebitResult> {
+    const rows = await db
+      .update(apiKeys)
+      .set({
+        balanceMicros: sql`${apiKeys.balanceMicros} - ${amount}`,
+        spentMicros: sql`${apiKeys.spentMicros} + ${amount}`,
+        callCount: sql`${apiKeys.callCount} + 1`,
+      })
+      .where(and(eq(apiKeys.id, keyId), gte(apiKeys.balanceMicros, amount)))
+      .returning({ balance: apiKeys.balanceMicros })
+    const row = rows[0]
+    return row ? { ok: true, balance: row.balance } : { ok: false }
+  }
+
+  /**
+   * Debits queued for one key together: one UPDATE takes the sum when the balance covers all of
+   * them; otherwise each is tried alone in arrival order, so the balance never overdraws and
+   * exactly the covered calls succeed. Each debit reports the balance as if applied in order.
+   */
+  const debitBatch = createKeyedBatcher<Micros, DebitResult>(async (keyId, amounts) => {
+    if (amounts.length === 1) return [await debitOnce(keyId, amounts[0]!)]
+    const total = amounts.reduce((sum, amount) => sum + amount, 0n)
+    const rows = await db
+      .update(apiKeys)
+      .set({
+        balanceMicros: sql`${apiKeys.balanceMicros} - ${total}`,
+        spentMicros: sql`${apiKeys.spentMicros} + ${total}`,
+        callCount: sql`${apiKeys.callCount} + ${amounts.length}`,
+      })
+      .where(and(eq(apiKeys.id, keyId), gte(apiKeys.balanceMicros, total)))
+      .returning({ balance: apiKeys.balanceMicros })
+    const row = rows[0]
+    if (row) {
+      const results: DebitResult[] = new Array(amounts.length)
+      let after = row.balance
+      for (let i = amounts.length - 1; i >= 0; i--) {
+        results[i] = { ok: true, balance: after }
+        after += amounts[i]!
+      }
+      return results
+    }
+    const results: DebitResult[] = []
+    for (const amount of amounts) results.push(await debitOnce(keyId, amount))
+    return results
+  })
 
   async function get(keyId: string): Promise<KeyRecord | null> {
     const rows = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1)
@@ -112,8 +173,7 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
       if (!presented.startsWith(KEY_PREFIX.live) && !presented.startsWith(KEY_PREFIX.sandbox)) {
         throw new ServiceError('unauthorized', 'invalid API key')
       }
-      const rows = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, presentedHash)).limit(1)
-      const row = rows[0]
+      const row = await lookupByHash(presentedHash)
       // The lookup is by hash; comparing the stored hash again in constant time keeps the check explicit.
       if (!row || !constantTimeEqualHex(row.keyHash, presentedHash)) {
         throw new ServiceError('unauthorized', 'invalid API key')
@@ -144,19 +204,7 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
       return toRecord(row)
     },
 
-    async debit(keyId, amount) {
-      const rows = await db
-        .update(apiKeys)
-        .set({
-          balanceMicros: sql`${apiKeys.balanceMicros} - ${amount}`,
-          spentMicros: sql`${apiKeys.spentMicros} + ${amount}`,
-          callCount: sql`${apiKeys.callCount} + 1`,
-        })
-        .where(and(eq(apiKeys.id, keyId), gte(apiKeys.balanceMicros, amount)))
-        .returning({ balance: apiKeys.balanceMicros })
-      const row = rows[0]
-      return row ? { ok: true, balance: row.balance } : { ok: false }
-    },
+    debit: (keyId, amount) => debitBatch(keyId, amount),
 
     async refund(keyId, amount) {
       await db

@@ -1,4 +1,5 @@
 import type { PaidWith } from '../operations/charging.ts'
+import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
 import { usageEvents } from '../store/schema.ts'
 
@@ -15,15 +16,28 @@ export interface UsageRecorder {
   record(event: UsageEvent): Promise<void>
 }
 
-/** Writes one usage row per call; a failure to record never fails the call itself. */
+/**
+ * Writes one usage row per call; a failure to record never fails the call itself. Rows of
+ * concurrent calls go out in one multi-row insert (core/store/batcher.ts); a failed batch is
+ * retried row by row so one bad row costs only itself.
+ */
 export function createUsageRecorder(db: Db, onError: (error: unknown) => void = () => {}): UsageRecorder {
-  return {
-    async record(event) {
-      try {
-        await db.insert(usageEvents).values(event)
-      } catch (error) {
-        onError(error)
+  const insert = createBatcher<UsageEvent, void>(async (events) => {
+    try {
+      await db.insert(usageEvents).values([...events])
+    } catch (error) {
+      if (events.length === 1) onError(error)
+      else {
+        for (const event of events) {
+          try {
+            await db.insert(usageEvents).values(event)
+          } catch (rowError) {
+            onError(rowError)
+          }
+        }
       }
-    },
-  }
+    }
+    return events.map(() => undefined)
+  })
+  return { record: (event) => insert(event) }
 }
