@@ -9,7 +9,13 @@ import { DATABASE_KINDS, type DatabaseKind } from '../testing/database.ts'
 import { createManualClock, type ManualClock } from '../testing/fakes/index.ts'
 import { createScratchDatabase } from '../testing/postgres.ts'
 import { type ListServer, startListServer } from '../testing/sanctions/list-server.ts'
-import { EU_LEGACY_FILE, rawUnRecords, readShared, UN_FILES } from '../testing/sanctions/shared-data.ts'
+import {
+  EU_LEGACY_FILE,
+  rawUnRecords,
+  readShared,
+  sanctionsDataPath,
+  UN_FILES,
+} from '../testing/sanctions/shared-data.ts'
 import { createSanctionsListStore } from './list-store.ts'
 import {
   createSanctionsService,
@@ -270,5 +276,59 @@ describe('sanctions service refresh checks', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it('reads the sources again at start-up when the stored versions are older than the refresh interval', async () => {
+    const first = create({ un: `${server.url}/un.xml` })
+    await first.refresh()
+    await first.stop()
+    const before = server.count('/un.xml')
+    const soon = create({ un: `${server.url}/un.xml` })
+    await soon.start()
+    await soon.idle()
+    expect(server.count('/un.xml')).toBe(before)
+    await soon.stop()
+    clock.advance(25 * 3_600_000)
+    const late = createSanctionsService({
+      store: createSanctionsListStore(database.db, clock),
+      clock,
+      sources: { un: `${server.url}/un.xml` },
+      startupRefreshDelayMs: 0,
+    })
+    services.push(late)
+    await late.start()
+    await late.idle()
+    expect(server.count('/un.xml')).toBe(before + 1)
+    expect(late.loadedLists()[0]?.checked_at.toISOString()).toBe(clock.now().toISOString())
+  })
+
+  it('screens wallet addresses and registration numbers with the list entry and basis', async () => {
+    const csvPath = 'ofac/csv/2021-07-07/sdn.csv'
+    const csv = readShared(csvPath).toString('latin1')
+    const service = create({ ofac_sdn: sanctionsDataPath(csvPath) })
+    await service.refresh()
+    const lineWith = (text: string) => csv.split('\n').find((line) => line.includes(text))!
+    const address = /Digital Currency Address - ETH (0x[0-9a-fA-F]{40})/.exec(csv)![1]!
+    const addressEntry = lineWith(address).split(',')[0]
+    const byAddress = service.screenAddress(address.toLowerCase())
+    expect(byAddress.status).toBe('ok')
+    if (byAddress.status !== 'ok') return
+    expect(byAddress.matches[0]).toMatchObject({
+      list_key: 'ofac_sdn',
+      entry_id: addressEntry,
+      match_type: 'crypto_address',
+      basis: { field: 'crypto_address', value: address, currencies: ['ETH'] },
+    })
+    const registrationEntry = lineWith('Registration Number 02696754 (United Kingdom)').split(',')[0]
+    const byNumber = service.screenRegistration('02696754', 'GB')
+    expect(byNumber.status === 'ok' && byNumber.matches[0]).toMatchObject({
+      entry_id: registrationEntry,
+      match_type: 'registration',
+      basis: { field: 'registration', value: '02696754' },
+    })
+    expect(service.screenAddress('0x0000000000000000000000000000000000000001')).toMatchObject({
+      status: 'ok',
+      matches: [],
+    })
   })
 })
