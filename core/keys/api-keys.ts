@@ -79,28 +79,39 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
 
   // Under load, concurrent lookups and debits of a key share one statement (group commit);
   // each debit stays atomic and exact (core/store/batcher.ts).
+  // The single-key statements are prepared once: building a query costs more than running it on PGlite.
+  const selectByHash = db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
+    .prepare('api_key_by_hash')
+  const debitStatement = db
+    .update(apiKeys)
+    .set({
+      balanceMicros: sql`${apiKeys.balanceMicros} - ${sql.placeholder('amount')}`,
+      spentMicros: sql`${apiKeys.spentMicros} + ${sql.placeholder('amount')}`,
+      callCount: sql`${apiKeys.callCount} + ${sql.placeholder('calls')}`,
+    })
+    .where(
+      and(eq(apiKeys.id, sql.placeholder('keyId')), gte(apiKeys.balanceMicros, sql.placeholder('amount'))),
+    )
+    .returning({ balance: apiKeys.balanceMicros })
+    .prepare('api_key_debit')
+
   const lookupByHash = createBatcher<string, typeof apiKeys.$inferSelect | undefined>(async (hashes) => {
     const unique = [...new Set(hashes)]
-    const rows = await db
-      .select()
-      .from(apiKeys)
-      .where(unique.length === 1 ? eq(apiKeys.keyHash, unique[0]!) : inArray(apiKeys.keyHash, unique))
+    const rows =
+      unique.length === 1
+        ? await selectByHash.execute({ hash: unique[0]! })
+        : await db.select().from(apiKeys).where(inArray(apiKeys.keyHash, unique))
     const byHash = new Map(rows.map((row) => [row.keyHash, row]))
     return hashes.map((hash) => byHash.get(hash))
   })
 
-  async function debitOnce(keyId: string, amount: Micros): Promise<DebitResult> {
-    const rows = await db
-      .update(apiKeys)
-      .set({
-        balanceMicros: sql`${apiKeys.balanceMicros} - ${amount}`,
-        spentMicros: sql`${apiKeys.spentMicros} + ${amount}`,
-        callCount: sql`${apiKeys.callCount} + 1`,
-      })
-      .where(and(eq(apiKeys.id, keyId), gte(apiKeys.balanceMicros, amount)))
-      .returning({ balance: apiKeys.balanceMicros })
-    const row = rows[0]
-    return row ? { ok: true, balance: row.balance } : { ok: false }
+  /** Takes `amount` for `calls` calls in one atomic statement, only when the balance covers it. */
+  async function debitOnce(keyId: string, amount: Micros, calls = 1): Promise<Micros | null> {
+    const rows = await debitStatement.execute({ keyId, amount, calls })
+    return rows[0]?.balance ?? null
   }
 
   /**
@@ -109,29 +120,23 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
    * exactly the covered calls succeed. Each debit reports the balance as if applied in order.
    */
   const debitBatch = createKeyedBatcher<Micros, DebitResult>(async (keyId, amounts) => {
-    if (amounts.length === 1) return [await debitOnce(keyId, amounts[0]!)]
     const total = amounts.reduce((sum, amount) => sum + amount, 0n)
-    const rows = await db
-      .update(apiKeys)
-      .set({
-        balanceMicros: sql`${apiKeys.balanceMicros} - ${total}`,
-        spentMicros: sql`${apiKeys.spentMicros} + ${total}`,
-        callCount: sql`${apiKeys.callCount} + ${amounts.length}`,
-      })
-      .where(and(eq(apiKeys.id, keyId), gte(apiKeys.balanceMicros, total)))
-      .returning({ balance: apiKeys.balanceMicros })
-    const row = rows[0]
-    if (row) {
+    const balance = await debitOnce(keyId, total, amounts.length)
+    if (balance !== null) {
       const results: DebitResult[] = new Array(amounts.length)
-      let after = row.balance
+      let after = balance
       for (let i = amounts.length - 1; i >= 0; i--) {
         results[i] = { ok: true, balance: after }
         after += amounts[i]!
       }
       return results
     }
+    if (amounts.length === 1) return [{ ok: false }]
     const results: DebitResult[] = []
-    for (const amount of amounts) results.push(await debitOnce(keyId, amount))
+    for (const amount of amounts) {
+      const single = await debitOnce(keyId, amount)
+      results.push(single === null ? { ok: false } : { ok: true, balance: single })
+    }
     return results
   })
 
