@@ -66,6 +66,9 @@ describe('validateEvmAddress', () => {
         fc.pre(letters.length >= 2)
         const at = letters[pick % letters.length] ?? 2
         const mutated = address.slice(0, at) + flipCase(address[at] ?? '') + address.slice(at + 1)
+        // A flip that leaves the address all one case makes an unchecksummed address, which is valid.
+        const body = mutated.slice(2)
+        fc.pre(body !== body.toLowerCase() && body !== body.toUpperCase())
         expect(validateEvmAddress(mutated).ok).toBe(false)
       }),
     )
