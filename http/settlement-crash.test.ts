@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { PRICES } from '../core/payments/pricing.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { signPaymentHeader } from '../core/testing/chain/official-payer.ts'
-import { type LocalPaymentSetup, startLocalPaymentSetup } from '../core/testing/chain/payment-fixtures.ts'
+import {
+  type LocalPaymentSetup,
+  localX402Env,
+  startLocalPaymentSetup,
+} from '../core/testing/chain/payment-fixtures.ts'
 import { paidEcho } from '../core/testing/paid-operations.ts'
 import { createScratchDatabase } from '../core/testing/postgres.ts'
 import { createService, type Service } from '../server/compose.ts'
@@ -36,13 +40,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
     )
     env = {
       DATABASE_URL: databaseUrl,
-      X402_PAY_TO: setup.payTo,
-      X402_NETWORKS: 'eip155:84532',
-      X402_NETWORK_OVERRIDES: JSON.stringify({
-        'eip155:84532': { asset: setup.usdc.address, eip712: { name: 'USD Coin', version: '2' } },
-      }),
-      BASE_SEPOLIA_RPC_URL: setup.chain.rpcUrl,
-      SETTLEMENT_PRIVATE_KEY: setup.operatorKey,
+      ...localX402Env(setup),
       SETTLEMENT_RETRY_INTERVAL_MS: '200',
     }
     observer = await createDatabase({ url: databaseUrl, maxConnections: 2 })

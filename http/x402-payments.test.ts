@@ -11,7 +11,11 @@ import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { formatUsd } from '../core/money.ts'
 import { KEY_UPGRADE_PRICES, PRICES } from '../core/payments/pricing.ts'
 import { officialV2Client, signPaymentHeader } from '../core/testing/chain/official-payer.ts'
-import { type LocalPaymentSetup, startLocalPaymentSetup } from '../core/testing/chain/payment-fixtures.ts'
+import {
+  type LocalPaymentSetup,
+  localX402Env,
+  startLocalPaymentSetup,
+} from '../core/testing/chain/payment-fixtures.ts'
 import { paidEcho } from '../core/testing/paid-operations.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
@@ -30,13 +34,7 @@ describe('x402 payments through the service', () => {
     service = await createTestService(
       'pglite',
       {
-        X402_PAY_TO: setup.payTo,
-        X402_NETWORKS: 'eip155:84532',
-        X402_NETWORK_OVERRIDES: JSON.stringify({
-          'eip155:84532': { asset: setup.usdc.address, eip712: { name: 'USD Coin', version: '2' } },
-        }),
-        BASE_SEPOLIA_RPC_URL: setup.chain.rpcUrl,
-        SETTLEMENT_PRIVATE_KEY: setup.operatorKey,
+        ...localX402Env(setup),
       },
       { operations: [paidEcho] },
     )

@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { PRICES } from '../core/payments/pricing.ts'
 import { officialV2Client } from '../core/testing/chain/official-payer.ts'
-import { type LocalPaymentSetup, startLocalPaymentSetup } from '../core/testing/chain/payment-fixtures.ts'
+import {
+  type LocalPaymentSetup,
+  localX402Env,
+  startLocalPaymentSetup,
+} from '../core/testing/chain/payment-fixtures.ts'
 import { sanctionsDataPath, UN_FILES } from '../core/testing/sanctions/shared-data.ts'
 import { createTestService, listen } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
@@ -26,13 +30,7 @@ describe('official x402 clients paying POST /v1/sanctions/screen', () => {
     service = await createTestService('pglite', {
       SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
-      X402_PAY_TO: setup.payTo,
-      X402_NETWORKS: 'eip155:84532',
-      X402_NETWORK_OVERRIDES: JSON.stringify({
-        'eip155:84532': { asset: setup.usdc.address, eip712: { name: 'USD Coin', version: '2' } },
-      }),
-      BASE_SEPOLIA_RPC_URL: setup.chain.rpcUrl,
-      SETTLEMENT_PRIVATE_KEY: setup.operatorKey,
+      ...localX402Env(setup),
     })
     await service.runtime.deps.sanctionsLists?.idle()
     server = await listen(service)

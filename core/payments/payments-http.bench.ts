@@ -16,7 +16,7 @@ import { createService, type Service } from '../../server/compose.ts'
 import { ConfigSchema } from '../../server/config.ts'
 import { createDatabase } from '../store/database.ts'
 import { fetchChallenge, officialV2Client } from '../testing/chain/official-payer.ts'
-import { startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
+import { localX402Env, startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
 import { paidEcho } from '../testing/paid-operations.ts'
 import { listen, TEST_ADMIN_KEY } from '../testing/serve.ts'
 
@@ -25,11 +25,7 @@ const C = Number(process.env.C ?? 8)
 
 const setup = await startLocalPaymentSetup({ fundedAmount: 1_000_000_000n })
 const network = {
-  X402_PAY_TO: setup.payTo,
-  X402_NETWORKS: 'eip155:84532',
-  X402_NETWORK_OVERRIDES: JSON.stringify({
-    'eip155:84532': { asset: setup.usdc.address, eip712: { name: 'USD Coin', version: '2' } },
-  }),
+  ...localX402Env(setup, { settleOnChain: false }),
   ADMIN_API_KEY: TEST_ADMIN_KEY,
   PORT: '0',
 }

@@ -52,3 +52,20 @@ export async function startLocalPaymentSetup(
     throw error
   }
 }
+
+/** Service configuration (environment form) that takes x402 payments on the local chain. */
+export function localX402Env(
+  setup: LocalPaymentSetup,
+  options: { settleOnChain?: boolean } = {},
+): Record<string, string> {
+  return {
+    X402_PAY_TO: setup.payTo,
+    X402_NETWORKS: BASE_SEPOLIA,
+    X402_NETWORK_OVERRIDES: JSON.stringify({
+      [BASE_SEPOLIA]: { asset: setup.usdc.address, eip712: { name: 'USD Coin', version: '2' } },
+    }),
+    ...(options.settleOnChain === false
+      ? {}
+      : { BASE_SEPOLIA_RPC_URL: setup.chain.rpcUrl, SETTLEMENT_PRIVATE_KEY: setup.operatorKey }),
+  }
+}
