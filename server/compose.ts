@@ -39,15 +39,26 @@ export interface ServiceOverrides {
   operations?: readonly AnyOperation[]
 }
 
-const defaultLog: NonNullable<ServiceOverrides['log']> = (level, message, extra) => {
-  const line = JSON.stringify({ level, message, time: new Date().toISOString(), ...(extra ? { extra } : {}) })
-  if (level === 'error') console.error(line)
-  else console.log(line)
+const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const
+
+/** JSON lines on stdout (stderr for errors), from LOG_LEVEL up. */
+function jsonLog(minimum: Config['LOG_LEVEL']): NonNullable<ServiceOverrides['log']> {
+  return (level, message, extra) => {
+    if (LEVELS[level] < LEVELS[minimum]) return
+    const line = JSON.stringify({
+      level,
+      message,
+      time: new Date().toISOString(),
+      ...(extra ? { extra } : {}),
+    })
+    if (level === 'error') console.error(line)
+    else console.log(line)
+  }
 }
 
 /** The composition root: config -> database -> ports -> runtime -> HTTP app (with /mcp). */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
-  const log = overrides.log ?? defaultLog
+  const log = overrides.log ?? jsonLog(config.LOG_LEVEL)
   const operations = overrides.operations ?? registry
   const clock = overrides.clock ?? systemClock
   const database =
