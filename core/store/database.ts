@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -56,9 +56,16 @@ export async function createDatabase(options: DatabaseOptions = {}): Promise<Dat
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const client = dataDir ? new PGlite(dataDir) : new PGlite()
-  const db = drizzlePglite({ client, schema }) as unknown as Db
+  const fresh = dataDir !== undefined && !existsSync(path.join(dataDir, 'PG_VERSION'))
+  let client = dataDir ? new PGlite(dataDir) : new PGlite()
   await migratePglite(drizzlePglite({ client }), { migrationsFolder })
+  if (fresh && dataDir) {
+    // Creating the cluster grows PGlite's WebAssembly memory to about twice what a running
+    // database needs, and it never shrinks: reopen once so the process keeps the smaller footprint.
+    await client.close()
+    client = new PGlite(dataDir)
+  }
+  const db = drizzlePglite({ client, schema }) as unknown as Db
   return {
     db,
     kind: 'pglite',
