@@ -1,7 +1,6 @@
 import type { Caller } from '../context.ts'
-import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
-import { formatUsd, type Micros } from '../money.ts'
+import type { Micros } from '../money.ts'
 import { type AnyOperation, priceFor, type Quality } from './define.ts'
 
 export type PaidWith = 'account' | 'x402' | 'sandbox' | 'free' | 'operator'
@@ -73,27 +72,6 @@ export async function openAccountCharge(
       if (settled) return
       settled = true
       await keys.refund(caller.keyId, amount)
-    },
-  }
-}
-
-/**
- * The gate used until x402 payments exist: keys pay from their balance, the operator and free
- * operations pay nothing, anonymous callers are asked for a key.
- */
-export function createAccountOnlyGate(keys: ApiKeyService): PaymentGate {
-  return {
-    async open(request) {
-      const { caller, operation } = request
-      if (caller.kind !== 'key') throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
-      if (caller.role === 'admin') return freeCharge(caller, 'operator')
-      if (!operation.price) return freeCharge(caller, 'free')
-      const charge = await openAccountCharge(keys, { ...request, caller })
-      if (charge) return charge
-      const price = priceFor(operation.price.account, request.quality)
-      throw new ServiceError('forbidden', `insufficient balance: this call costs ${formatUsd(price)} USD`, {
-        extra: { errorCode: 'insufficient_balance' },
-      })
     },
   }
 }
