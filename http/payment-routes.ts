@@ -14,6 +14,7 @@ import {
 import { purchaseKeyUpgrade } from '../core/payments/key-upgrade.ts'
 import type { X402Payments } from '../core/payments/payment-gate.ts'
 import type { Db } from '../core/store/database.ts'
+import type { AppEnv } from './app.ts'
 import { paymentHeader, readJsonBody, requireKey } from './request.ts'
 
 export interface PaymentRoutesOptions {
@@ -30,10 +31,7 @@ export interface PaymentRoutesOptions {
  * Payment routes: the public x402 discovery document, the service's own facilitator routes,
  * key top-ups paid with x402, and financial health.
  */
-export function mountPaymentRoutes(
-  app: Hono<{ Variables: { requestId: string } }>,
-  options: PaymentRoutesOptions,
-) {
+export function mountPaymentRoutes(app: Hono<AppEnv>, options: PaymentRoutesOptions) {
   const { x402, keys } = options
 
   app.get('/.well-known/x402.json', (c) => {
