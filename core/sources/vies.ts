@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { EU_MEMBER_STATES, vatPrefixForCountry } from '../validate/country.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import { failureForStatus, joinUrl, requestJson } from './http-json.ts'
 import { runSourceCall } from './source-call.ts'
@@ -50,35 +51,9 @@ export interface ViesClient {
 
 export const VIES_REST_BASE_URL = 'https://ec.europa.eu/taxation_customs/vies/rest-api'
 
-/** Member states VIES answers for (XI: Northern Ireland). */
-export const VIES_COUNTRIES = new Set([
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'EL',
-  'ES',
-  'FI',
-  'FR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
+/** Member states VIES answers for, by VAT prefix (EL: Greece, XI: Northern Ireland). */
+export const VIES_COUNTRIES: ReadonlySet<string> = new Set([
+  ...EU_MEMBER_STATES.map((country) => vatPrefixForCountry(country) ?? country),
   'XI',
 ])
 
