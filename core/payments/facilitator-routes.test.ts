@@ -1,9 +1,8 @@
-import { toHex } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { systemClock } from '../context.ts'
+import { signAuthorization } from '../testing/chain/sign-authorization.ts'
 import { buildPaymentRequirements } from './challenge.ts'
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 import { parseFacilitatorRequest } from './facilitator-routes.ts'
 import { BASE_SEPOLIA, createPaymentConfig } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
@@ -25,22 +24,12 @@ const [requirement] = buildPaymentRequirements(config, {
 const standard = toStandardRequirement(requirement!)
 
 async function facilitatorBody() {
-  const signer = privateKeyToAccount(generatePrivateKey())
-  const message = {
-    from: signer.address,
+  const { signature, authorization } = await signAuthorization({
+    key: generatePrivateKey(),
     to: PAY_TO,
     value: 110_000n,
-    validAfter: 0n,
-    validBefore: BigInt(Math.floor(Date.now() / 1000) + 200),
-    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-  } as const
-  const signature = await signer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: ASSET },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message,
+    asset: ASSET,
   })
-  const authorization = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, v.toString()]))
   return {
     x402Version: 2,
     paymentPayload: { x402Version: 2, accepted: standard, payload: { signature, authorization } },

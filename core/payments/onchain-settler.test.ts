@@ -1,13 +1,13 @@
 import { once } from 'node:events'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { type Hex, toHex } from 'viem'
+import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../context.ts'
 import { type LocalPaymentSetup, startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
+import { signAuthorization } from '../testing/chain/sign-authorization.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from './challenge.ts'
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createOnChainSettler } from './onchain-settler.ts'
 import type { VerifiedPayment } from './verification.ts'
@@ -30,22 +30,12 @@ afterAll(async () => {
 
 /** Signs and verifies a payment from `key`, returning the VerifiedPayment settlement receives. */
 async function verifiedPayment(key: Hex, value = 110_000n): Promise<VerifiedPayment> {
-  const signer = privateKeyToAccount(key)
-  const message = {
-    from: signer.address,
+  const { signature, authorization: wire } = await signAuthorization({
+    key,
     to: setup.payTo,
     value,
-    validAfter: 0n,
-    validBefore: BigInt(Math.floor(Date.now() / 1000) + 200),
-    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-  }
-  const signature = await signer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: setup.usdc.address },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message,
+    asset: setup.usdc.address,
   })
-  const wire = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, v.toString()]))
   const result = await verifyEvmPayment(
     { config: setup.config, nonceStore: createMemoryNonceStore({ clock: systemClock }) },
     {

@@ -2,8 +2,8 @@ import { type Hex, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { usd } from '../money.ts'
+import { signAuthorization } from '../testing/chain/sign-authorization.ts'
 import { buildPaymentRequirements, type PaymentRequirement, paymentRequirementsFor } from './challenge.ts'
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 import { BASE_MAINNET, BASE_SEPOLIA, createPaymentConfig, type PaymentConfig } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { type DecodedPayment, parsePaymentPayload } from './payment-payload.ts'
@@ -44,20 +44,15 @@ interface SignOptions {
 
 /** Signs an EIP-3009 authorization like the official client does and wraps it as a v2 payload. */
 async function signedPayment(options: SignOptions = {}): Promise<DecodedPayment> {
-  const signer = privateKeyToAccount(options.key ?? payerKey)
-  const message = {
-    from: signer.address,
-    to: (options.to ?? PAY_TO) as Hex,
+  const signed = await signAuthorization({
+    key: options.key ?? payerKey,
+    to: options.to ?? PAY_TO,
     value: options.signedValue ?? options.value ?? usd('0.11'),
-    validAfter: options.validAfter ?? 0n,
+    asset: ASSET,
+    chainId: options.chainId,
+    validAfter: options.validAfter,
     validBefore: options.validBefore ?? BigInt(nowSeconds() + 240),
-    nonce: options.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
-  }
-  const signature = await signer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: options.chainId ?? 84532, verifyingContract: ASSET },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message,
+    nonce: options.nonce,
   })
   const accepted = { ...toStandardRequirement(requirement), network: options.network ?? BASE_SEPOLIA }
   if (options.asset) accepted.asset = options.asset
@@ -65,14 +60,11 @@ async function signedPayment(options: SignOptions = {}): Promise<DecodedPayment>
     x402Version: 2,
     accepted,
     payload: {
-      signature,
+      signature: signed.signature,
       authorization: {
-        from: options.from ?? message.from,
-        to: message.to,
-        value: (options.value ?? message.value).toString(),
-        validAfter: message.validAfter.toString(),
-        validBefore: message.validBefore.toString(),
-        nonce: message.nonce,
+        ...signed.authorization,
+        from: options.from ?? signed.authorization.from,
+        ...(options.value === undefined ? {} : { value: options.value.toString() }),
       },
     },
   })

@@ -1,14 +1,8 @@
-/**
- * Cost of one full verification: decode the base64 header, structural checks, EIP-712 signature
- * recovery and the in-memory nonce claim, over distinct payments.
- * Run: npx tsx core/payments/verify.bench.ts [count]
- */
-import { toHex } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey } from 'viem/accounts'
 import { systemClock } from '../context.ts'
 import { usd } from '../money.ts'
+import { signAuthorization } from '../testing/chain/sign-authorization.ts'
 import { buildPaymentRequirements, encodeBase64Json } from './challenge.ts'
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 import { BASE_SEPOLIA, createPaymentConfig } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createPaymentVerifier } from './payment-verifier.ts'
@@ -28,27 +22,18 @@ const requirements = buildPaymentRequirements(config, {
   description: 'bench',
 })
 const accepted = toStandardRequirement(requirements[0]!)
-const payers = Array.from({ length: 20 }, () => privateKeyToAccount(generatePrivateKey()))
+const payers = Array.from({ length: 20 }, () => generatePrivateKey())
 
 console.log(`signing ${count} distinct payments...`)
 const headers: string[] = []
 for (let i = 0; i < count; i++) {
-  const signer = payers[i % payers.length]!
-  const message = {
-    from: signer.address,
+  const { signature, authorization } = await signAuthorization({
+    key: payers[i % payers.length]!,
     to: PAY_TO,
     value: 110_000n,
-    validAfter: 0n,
+    asset: ASSET,
     validBefore: BigInt(Math.floor(Date.now() / 1000) + 280),
-    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
-  } as const
-  const signature = await signer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: ASSET },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message,
   })
-  const authorization = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, v.toString()]))
   headers.push(encodeBase64Json({ x402Version: 2, accepted, payload: { signature, authorization } }))
 }
 
