@@ -185,11 +185,19 @@ describe.each(DATABASE_KINDS)('sanctions service on %s', (kind) => {
     const one = create(databases[0])
     const two = create(databases[1])
     await Promise.all([one.start(), two.start()])
+    // Both start-up passes take the lease briefly; let them finish so only the two refreshes below compete.
+    await Promise.all([one.idle(), two.idle()])
     const countBefore = { eu: server.count('/eu.xml'), un: server.count('/un.xml') }
     const release = server.hold()
     const first = one.refresh({ force: true })
-    // EU is refreshed first (list order): its download is held while the lease is taken.
-    await server.waitForRequests('/eu.xml', countBefore.eu + 1)
+    // EU is refreshed first (list order): its download is held while the lease is taken. Should the
+    // first pass end without downloading, the race below fails at once instead of timing out.
+    await Promise.race([
+      server.waitForRequests('/eu.xml', countBefore.eu + 1),
+      first.then((report) => {
+        throw new Error(`the first refresh ended before downloading: ${JSON.stringify(report)}`)
+      }),
+    ])
     const second = await two.refresh({ force: true })
     expect(second).toMatchObject({ ran: false, skipped: 'lease_held' })
     release()
