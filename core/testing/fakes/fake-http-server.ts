@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { type FakeBehaviour, type FakeCommonOptions, NORMAL, sleep } from './fake-behaviour.ts'
+import { loopbackListener } from './loopback-listener.ts'
 
 export interface FakeRequest {
   method: string
@@ -108,20 +109,10 @@ export async function startFakeHttpServer(
     socket.on('close', () => sockets.delete(socket))
   })
 
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
+  const listener = loopbackListener(server, sockets)
+  const listen = listener.listen
   const stop = async () => {
-    await new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      if (!server.listening) return resolve()
-      server.close(() => resolve())
-    })
+    await listener.stop()
     // let clients see their pooled sockets close, so the next request really meets a refusal
     await sleep(25)
   }

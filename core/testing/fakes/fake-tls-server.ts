@@ -2,6 +2,7 @@ import { createServer as createNetServer, type Server, type Socket } from 'node:
 import { createServer as createTlsServer } from 'node:tls'
 import selfsigned from 'selfsigned'
 import { type FakeBehaviour, type FakeCommonOptions, NORMAL, sleep } from './fake-behaviour.ts'
+import { loopbackListener } from './loopback-listener.ts'
 
 export type FakeCertificateKind = 'valid' | 'expired' | 'self_signed' | 'wrong_host'
 
@@ -119,21 +120,7 @@ export async function startFakeTlsServer(options: FakeTlsOptions = {}): Promise<
     tlsServer.emit('connection', socket)
   })
 
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
-  const stop = async () => {
-    await new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      if (!server.listening) return resolve()
-      server.close(() => resolve())
-    })
-  }
+  const { listen, stop } = loopbackListener(server, sockets)
   await listen(0)
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : 0
