@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseUsdAmount } from '../money.ts'
 import { SELF_SERVICE_TIERS, TIERS } from './api-keys.ts'
 
 const tierSchema = z.enum(TIERS as ['sandbox', 'free', 'starter', 'pro', 'enterprise'])
@@ -16,9 +17,16 @@ export const CreateKeyInput = z
   })
   .strict()
 
-const usdAmount = z
-  .string()
-  .regex(/^\d{1,9}(\.\d{1,6})?$/, 'a decimal USD amount with at most 6 decimals, e.g. "25.00"')
+/**
+ * A USD amount as a JSON number (5, 0.1) or a decimal string ("25.00"), read exactly by
+ * `parseUsdAmount`; the parsed value is the normalised decimal string that `usd()` accepts.
+ */
+const usdAmount = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const result = parseUsdAmount(value)
+  if (result.ok) return result.value
+  ctx.addIssue({ code: 'custom', message: result.message })
+  return z.NEVER
+})
 
 /** POST /v1/admin/keys: the operator creates a live key with a starting balance. */
 export const AdminCreateKeyInput = z

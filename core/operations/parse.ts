@@ -1,23 +1,65 @@
 import type { z } from 'zod'
 import { type FieldError, ServiceError } from '../errors.ts'
 
-/** Maps zod issues to the spec's 422 detail: `{field, message}` with field names as sent. */
+type Issue = z.core.$ZodIssue
+
+/**
+ * Maps zod issues to the spec's 422 detail: `{field, message}` with field names as sent (dotted
+ * for nested fields). Needs issues parsed with `reportInput: true` (as `parseWith` does) to tell
+ * a missing field ("is required") from one of the wrong type ("expected string, received number").
+ */
 export function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return { field: issue.keys.join(', '), message: 'unknown field (no other properties are allowed)' }
+      const keys = issue.keys.map((key) => [...issue.path, key].map(String).join('.'))
+      return { field: keys.join(', '), message: 'unknown field (no other properties are allowed)' }
     }
     const field = issue.path.map(String).join('.') || '(body)'
-    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message
-    return { field, message }
+    return { field, message: issueMessage(issue) }
   })
 }
 
 /** Parses with a schema, throwing the spec's 422 (detail = field errors) on failure. */
 export function parseWith<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const parsed = schema.safeParse(raw)
+  const parsed = schema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {
     throw new ServiceError('validation_failed', 'invalid request', { fields: fieldErrors(parsed.error) })
   }
   return parsed.data
+}
+
+function issueMessage(issue: Issue): string {
+  if (issue.code !== 'invalid_type' && issue.code !== 'invalid_value' && issue.code !== 'invalid_union') {
+    return issue.message
+  }
+  // Without reportInput zod leaves `input` off the issue: the message alone is all there is.
+  if (!('input' in issue)) return issue.message
+  if (issue.input === undefined) return 'is required'
+  if (issue.code === 'invalid_type') return typeMismatch([issue.expected], issue.input)
+  if (issue.code === 'invalid_union') {
+    // Every alternative refused the type itself (e.g. string | number given a boolean).
+    const expected = issue.errors.map((branch) => {
+      const [only] = branch
+      return branch.length === 1 && only?.code === 'invalid_type' && only.path.length === 0
+        ? only.expected
+        : undefined
+    })
+    if (expected.length > 0 && expected.every((name) => name !== undefined)) {
+      return typeMismatch(expected, issue.input)
+    }
+  }
+  return issue.message
+}
+
+function typeMismatch(expected: readonly string[], input: unknown): string {
+  const names = [...new Set(expected.map((name) => (name === 'int' ? 'integer' : name)))]
+  return `expected ${names.join(' or ')}, received ${receivedType(input)}`
+}
+
+/** The JSON type of a value as a caller would name it: null and array are not "object". */
+function receivedType(input: unknown): string {
+  if (input === null) return 'null'
+  if (Array.isArray(input)) return 'array'
+  if (typeof input === 'number' && !Number.isFinite(input)) return String(input)
+  return typeof input
 }
