@@ -53,24 +53,20 @@ export function isServiceError(value: unknown): value is ServiceError {
 
 /**
  * A 402: the caller must pay (x402 challenge) or the payment was rejected. Not a problem document
- * (spec: Authentication, x402 details). HTTP sends `body` with `header` in PAYMENT-REQUIRED; MCP
- * sends `paymentRequired` as structuredContent.
+ * (spec: Authentication, x402 details). Core hands over the challenge as a value; the HTTP adapter
+ * sends `body` and the base64 of `paymentRequired` in PAYMENT-REQUIRED, the MCP adapter sends
+ * `paymentRequired` as the tool result.
  */
 export class PaymentRequiredError extends Error {
+  /** The JSON body of the HTTP 402 (x402 v1 network names, which `x402-fetch` reads). */
   readonly body: object
-  /** base64 JSON for the PAYMENT-REQUIRED header. */
-  readonly header: string
-  /** The x402 v2 PaymentRequired object (MCP transport). */
+  /** The x402 v2 PaymentRequired object (PAYMENT-REQUIRED header, MCP transport). */
   readonly paymentRequired: object
 
-  constructor(
-    challenge: { body: object; header: string; paymentRequired: object },
-    message = 'payment required',
-  ) {
+  constructor(challenge: { body: object; paymentRequired: object }, message = 'payment required') {
     super(message)
     this.name = 'PaymentRequiredError'
     this.body = challenge.body
-    this.header = challenge.header
     this.paymentRequired = challenge.paymentRequired
   }
 }

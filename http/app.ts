@@ -1,36 +1,21 @@
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { isServiceError, PaymentRequiredError, ServiceError } from '../core/errors.ts'
-import {
-  AdminCreateKeyInput,
-  AdminCreditInput,
-  type ApiKeyService,
-  CreateKeyInput,
-  keyUsageView,
-} from '../core/keys/index.ts'
-import { usd } from '../core/money.ts'
-import type { AnyOperation } from '../core/operations/define.ts'
-import {
-  type InvocationRequest,
-  invokeOperation,
-  type OperationRuntime,
-  statusOf,
-} from '../core/operations/invoke.ts'
-import { parseWith } from '../core/operations/parse.ts'
-import { readMethodology } from '../core/scoring/index.ts'
-import { buildOpenApiDocument } from './openapi.ts'
-import { problemResponse } from './problem.ts'
-import { paymentHeader, readJsonBody, requireKey } from './request.ts'
+import { PaymentRequiredError } from '../core/errors.ts'
+import type { ApiKeyService } from '../core/keys/index.ts'
+import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
+import type { AppEnv } from './env.ts'
+import { paymentRequiredHeader } from './payment-headers.ts'
+import { problemResponse, sendProblem, toProblem } from './problem.ts'
+import { adminRoutes } from './routes/admin-routes.ts'
+import { operationRoutes } from './routes/operation-routes.ts'
+import { type HealthProbe, publicRoutes } from './routes/public-routes.ts'
 
-export interface HealthProbe {
-  version: string
-  startedAt: Date
-  database: { kind: string; ping(): Promise<boolean> }
-}
+export type { AppEnv } from './env.ts'
+export type { HealthProbe } from './routes/public-routes.ts'
 
 export interface AppOptions {
-  runtime: OperationRuntime
+  runtime: OperationRuntime & { keys: ApiKeyService }
   operations: readonly AnyOperation[]
   health: HealthProbe
   /** Handles /mcp (Streamable HTTP); given the request and the caller's X-API-Key. */
@@ -39,22 +24,19 @@ export interface AppOptions {
   maxBodyBytes?: number
   /** Called with unexpected errors (never sent to the client). */
   onError?: (error: unknown, requestId: string) => void
-  /** Route modules of other areas (payments, reputation ...), mounted after the key routes. */
-  routes?: readonly RouteModule[]
+  /** Other route groups (payments ...), mounted at the root after the public and admin routes. */
+  routes?: readonly Hono<AppEnv>[]
 }
-
-export type AppEnv = { Variables: { requestId: string } }
-type Env = AppEnv
-/** Adds a group of routes to the app. */
-export type RouteModule = (app: Hono<AppEnv>) => void
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
 
-/** The Hono app: routes generated from the operation registry plus key, admin and public routes. */
-export function createApp(options: AppOptions): Hono<Env> {
+/**
+ * The Hono app: request id and body limit, one error renderer, then the route groups as sub-apps:
+ * public, operator (`/v1/admin`), the other groups, every registry operation, and `/mcp`.
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
   const { runtime, operations, health } = options
-  const keys: ApiKeyService = runtime.keys
-  const app = new Hono<Env>()
+  const app = new Hono<AppEnv>()
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
 
   app.use('*', async (c, next) => {
@@ -73,107 +55,19 @@ export function createApp(options: AppOptions): Hono<Env> {
   )
 
   app.onError((error, c) => {
-    const requestId = c.get('requestId') ?? randomUUID()
     if (error instanceof PaymentRequiredError) {
-      c.header('PAYMENT-REQUIRED', error.header)
-      return c.json(error.body as object, 402)
+      c.header('PAYMENT-REQUIRED', paymentRequiredHeader(error.paymentRequired))
+      return c.json(error.body, 402)
     }
-    if (isServiceError(error)) {
-      const status = statusOf(error)
-      if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter))
-      const detail = error.fields ?? error.message
-      return problemResponse(c, status, detail, error.extra)
-    }
-    options.onError?.(error, requestId)
-    return problemResponse(c, 500, `unexpected error (request id ${requestId})`)
+    return sendProblem(c, toProblem(error, c.get('requestId') ?? randomUUID(), options.onError))
   })
 
   app.notFound((c) => problemResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`))
 
-  // Public routes: never 401, 402 or 403 (spec: Errors).
-  app.get('/health', async (c) => {
-    const reachable = await health.database.ping()
-    const body = {
-      status: reachable ? 'ok' : 'degraded',
-      version: health.version,
-      database: { kind: health.database.kind, reachable },
-      uptime_s: Math.round((Date.now() - health.startedAt.getTime()) / 1000),
-    }
-    return c.json(body, reachable ? 200 : 503)
-  })
-
-  app.get('/openapi.json', (c) => c.json(buildOpenApiDocument(operations, health.version)))
-
-  app.get('/v1/methodology', async (c) =>
-    c.body(await readMethodology(), 200, { 'Content-Type': 'text/markdown; charset=utf-8' }),
-  )
-
-  app.post('/v1/keys/create', async (c) => {
-    const input = parseWith(CreateKeyInput, await readJsonBody(c))
-    const created = await keys.create(input)
-    return c.json(
-      {
-        api_key: created.apiKey,
-        key_id: created.record.id,
-        email: created.record.email,
-        tier: created.record.tier,
-        mode: created.record.mode,
-        note: 'Store this key now: it is shown once and cannot be retrieved again.',
-      },
-      201,
-    )
-  })
-
-  app.get('/v1/keys/usage', async (c) => {
-    const caller = await requireKey(keys, c)
-    if (caller.role === 'admin') throw new ServiceError('not_found', 'the operator key has no usage record')
-    const record = await keys.get(caller.keyId)
-    if (!record) throw new ServiceError('unauthorized', 'invalid API key')
-    return c.json(keyUsageView(record))
-  })
-
-  // Operator routes: customers get 403 for every path below /v1/admin, known or not.
-  app.use('/v1/admin/*', async (c, next) => {
-    const caller = await requireKey(keys, c)
-    if (caller.role !== 'admin') throw new ServiceError('forbidden', 'Insufficient role')
-    await next()
-  })
-
-  app.post('/v1/admin/keys', async (c) => {
-    const input = parseWith(AdminCreateKeyInput, await readJsonBody(c))
-    const created = await keys.create({
-      email: input.email,
-      tier: input.tier,
-      balance: usd(input.balance_usd),
-    })
-    return c.json({ api_key: created.apiKey, ...keyUsageView(created.record) }, 201)
-  })
-
-  app.post('/v1/admin/keys/:key_id/credit', async (c) => {
-    const input = parseWith(AdminCreditInput, await readJsonBody(c))
-    const record = await keys.credit(c.req.param('key_id'), usd(input.amount_usd))
-    return c.json(keyUsageView(record))
-  })
-
-  for (const mount of options.routes ?? []) mount(app)
-
-  for (const operation of operations) {
-    const { method, path } = operation.http
-    app.on(method, path, async (c) => {
-      const input = method === 'GET' ? c.req.query() : await readJsonBody(c)
-      const request: InvocationRequest = {
-        apiKey: c.req.header('x-api-key'),
-        input,
-        quality: c.req.header('x-response-quality'),
-        payment: paymentHeader(c),
-        resourceUrl: c.req.url,
-        requestId: c.get('requestId'),
-      }
-      const result = await invokeOperation(runtime, operation, request)
-      for (const [name, value] of Object.entries(result.headers)) c.header(name, value)
-      return c.json(result.output as object, 200)
-    })
-  }
+  app.route('/', publicRoutes({ keys: runtime.keys, operations, health }))
+  app.route('/v1/admin', adminRoutes(runtime.keys))
+  for (const routes of options.routes ?? []) app.route('/', routes)
+  app.route('/', operationRoutes(runtime, operations))
 
   if (options.mcp) {
     const handleMcp = options.mcp

@@ -1,6 +1,6 @@
-import { z } from 'zod'
 import { formatUsd } from '../core/money.ts'
-import type { AnyOperation } from '../core/operations/define.ts'
+import { type AnyOperation, pathParameters } from '../core/operations/define.ts'
+import { toJsonSchema } from '../core/operations/json-schema.ts'
 
 const problemSchema = {
   type: 'object',
@@ -26,14 +26,6 @@ const problemSchema = {
   required: ['type', 'title', 'status', 'detail'],
 }
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >
-  return rest
-}
-
 function problemResponse(description: string) {
   return {
     description,
@@ -41,64 +33,109 @@ function problemResponse(description: string) {
   }
 }
 
+const SUCCESS_DESCRIPTION = { 200: 'Success', 201: 'Created', 204: 'Deleted (no body)' } as const
+
+function priceExtension(operation: AnyOperation) {
+  const { price } = operation
+  if (!price) return null
+  const usdOf = (tiers: object) =>
+    Object.fromEntries(Object.entries(tiers).map(([tier, micros]) => [tier, formatUsd(micros as bigint)]))
+  return {
+    x402: usdOf(price.x402),
+    account: usdOf(price.account),
+    ...(operation.units ? { per: 'unit' } : {}),
+  }
+}
+
+/**
+ * One operation as an OpenAPI operation: path parameters and (GET, DELETE) query parameters, or
+ * the JSON body (POST), all taken from the operation's one input schema.
+ */
+function openApiOperation(operation: AnyOperation) {
+  const input = toJsonSchema(operation.input, 'input')
+  const properties = (input.properties ?? {}) as Record<string, Record<string, unknown>>
+  const required = new Set((input.required as string[] | undefined) ?? [])
+  const inPath = new Set(pathParameters(operation.http.path))
+  const parameters: unknown[] = [
+    {
+      name: 'X-API-Key',
+      in: 'header',
+      required: operation.price === null,
+      schema: { type: 'string' },
+      description: operation.price === null ? 'Required: this operation is free but needs a key' : undefined,
+    },
+  ]
+  if (operation.price) {
+    parameters.push({
+      name: 'X-Response-Quality',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', enum: ['cached', 'fresh', 'enhanced'], default: 'fresh' },
+    })
+  }
+  for (const name of inPath) {
+    parameters.push({ name, in: 'path', required: true, schema: properties[name] ?? { type: 'string' } })
+  }
+  let requestBody: unknown
+  if (operation.http.method !== 'POST') {
+    for (const [name, schema] of Object.entries(properties)) {
+      if (!inPath.has(name)) parameters.push({ name, in: 'query', required: required.has(name), schema })
+    }
+  } else if (!operation.http.noBody) {
+    const bodyProperties = Object.fromEntries(
+      Object.entries(properties).filter(([name]) => !inPath.has(name)),
+    )
+    const bodyRequired = [...required].filter((name) => !inPath.has(name))
+    const schema =
+      inPath.size === 0
+        ? input
+        : { ...input, properties: bodyProperties, ...(bodyRequired.length ? { required: bodyRequired } : {}) }
+    requestBody = { required: true, content: { 'application/json': { schema } } }
+  }
+  const success = operation.http.status ?? 200
+  const responses: Record<string, unknown> = {
+    [success]:
+      success === 204
+        ? { description: SUCCESS_DESCRIPTION[204] }
+        : {
+            description: SUCCESS_DESCRIPTION[success],
+            content: { 'application/json': { schema: toJsonSchema(operation.output, 'output') } },
+          },
+    ...(operation.http.method === 'POST'
+      ? { 400: problemResponse('Missing body, malformed JSON or unsupported Content-Type') }
+      : {}),
+    401: problemResponse('Missing, invalid, revoked or expired key; test key'),
+    ...(operation.price
+      ? { 402: { description: 'x402 payment required (challenge in PAYMENT-REQUIRED header and body)' } }
+      : {}),
+    403: problemResponse('Tier, sandbox or role does not allow this operation'),
+    ...(inPath.size > 0 ? { 404: problemResponse('Unknown id, or one that belongs to another key') } : {}),
+    422: problemResponse('Invalid field values; detail lists {field, message}'),
+    500: problemResponse('Unexpected error; detail carries a request id'),
+    503: problemResponse('A source this operation depends on is unavailable (nothing charged)'),
+  }
+  return {
+    operationId: operation.id,
+    summary: operation.summary,
+    description: operation.description,
+    parameters,
+    requestBody,
+    security: operation.price === null ? [{ apiKey: [] }] : [{ apiKey: [] }, {}],
+    'x-price-usd': priceExtension(operation),
+    'x-sandbox': operation.access.sandbox,
+    ...(operation.access.minTier ? { 'x-min-tier': operation.access.minTier } : {}),
+    'x-mcp-tool': operation.id,
+    responses,
+  }
+}
+
 /** OpenAPI 3.1 from the same zod schemas that validate requests (CONVENTIONS 3). */
 export function buildOpenApiDocument(operations: readonly AnyOperation[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const operation of operations) {
-    const method = operation.http.method.toLowerCase()
-    const input = jsonSchema(operation.input, 'input')
-    const parameters: unknown[] = [
-      { name: 'X-API-Key', in: 'header', required: false, schema: { type: 'string' } },
-    ]
-    if (operation.price) {
-      parameters.push({
-        name: 'X-Response-Quality',
-        in: 'header',
-        required: false,
-        schema: { type: 'string', enum: ['cached', 'fresh', 'enhanced'], default: 'fresh' },
-      })
-    }
-    let requestBody: unknown
-    if (operation.http.method === 'GET') {
-      const properties = (input.properties ?? {}) as Record<string, unknown>
-      const required = new Set((input.required as string[] | undefined) ?? [])
-      for (const [name, schema] of Object.entries(properties)) {
-        parameters.push({ name, in: 'query', required: required.has(name), schema })
-      }
-    } else {
-      requestBody = { required: true, content: { 'application/json': { schema: input } } }
-    }
-    const price = operation.price
-    paths[operation.http.path.replace(/:(\w+)/g, '{$1}')] = {
+    paths[operation.http.path] = {
       ...paths[operation.http.path],
-      [method]: {
-        operationId: operation.id,
-        summary: operation.summary,
-        description: operation.description,
-        parameters,
-        requestBody,
-        'x-price-usd': price
-          ? {
-              x402: Object.fromEntries(Object.entries(price.x402).map(([tier, v]) => [tier, formatUsd(v)])),
-              account: Object.fromEntries(
-                Object.entries(price.account).map(([tier, v]) => [tier, formatUsd(v)]),
-              ),
-            }
-          : null,
-        'x-sandbox': operation.access.sandbox,
-        responses: {
-          200: {
-            description: 'Success',
-            content: { 'application/json': { schema: jsonSchema(operation.output, 'output') } },
-          },
-          400: problemResponse('Missing body, malformed JSON or unsupported Content-Type'),
-          401: problemResponse('Missing, invalid, revoked or expired key; test key'),
-          402: { description: 'x402 payment required (challenge in PAYMENT-REQUIRED header and body)' },
-          403: problemResponse('Tier, sandbox or role does not allow this operation'),
-          422: problemResponse('Invalid field values; detail lists {field, message}'),
-          500: problemResponse('Unexpected error; detail carries a request id'),
-        },
-      },
+      [operation.http.method.toLowerCase()]: openApiOperation(operation),
     }
   }
   return {

@@ -1,5 +1,7 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { isServiceError } from '../core/errors.ts'
+import { statusOf } from './status.ts'
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -28,13 +30,47 @@ export function problem(status: number, detail: unknown, extra: Record<string, u
   return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, ...extra }
 }
 
+export interface ProblemOutcome {
+  status: number
+  problem: Problem
+  /** Seconds until a retry may succeed (Retry-After), when the failure says. */
+  retryAfter?: number
+}
+
+/**
+ * The problem document of any failure other than a 402, shared by the HTTP and MCP adapters: a
+ * ServiceError shows its field list or message; anything else is a 500 whose detail carries only
+ * the request id (never a stack), reported through `onUnexpected`.
+ */
+export function toProblem(
+  error: unknown,
+  requestId: string,
+  onUnexpected?: (error: unknown, requestId: string) => void,
+): ProblemOutcome {
+  const status = statusOf(error)
+  if (isServiceError(error)) {
+    return {
+      status,
+      problem: problem(status, error.fields ?? error.message, error.extra),
+      ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+    }
+  }
+  onUnexpected?.(error, requestId)
+  return { status: 500, problem: problem(500, `unexpected error (request id ${requestId})`) }
+}
+
 export function problemResponse(
   c: Context,
   status: number,
   detail: unknown,
   extra: Record<string, unknown> = {},
 ): Response {
-  return c.body(JSON.stringify(problem(status, detail, extra)), status as ContentfulStatusCode, {
-    'Content-Type': 'application/problem+json',
-  })
+  return sendProblem(c, { status, problem: problem(status, detail, extra) })
+}
+
+/** Sends a problem document as `application/problem+json`, with Retry-After when it has one. */
+export function sendProblem(c: Context, outcome: ProblemOutcome): Response {
+  const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' }
+  if (outcome.retryAfter !== undefined) headers['Retry-After'] = String(outcome.retryAfter)
+  return c.body(JSON.stringify(outcome.problem), outcome.status as ContentfulStatusCode, headers)
 }

@@ -13,7 +13,7 @@ import {
   localX402Env,
   startLocalPaymentSetup,
 } from '../core/testing/chain/payment-fixtures.ts'
-import { paidEcho } from '../core/testing/paid-operations.ts'
+import { paidRegistry } from '../core/testing/paid-operations.ts'
 import { createScratchDatabase } from '../core/testing/postgres.ts'
 import { createService, type Service } from '../server/compose.ts'
 import { ConfigSchema } from '../server/config.ts'
@@ -64,7 +64,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
   }
 
   /** A new process's composition root on the same database (its start-up sweep runs inside). */
-  const restart = () => createService(ConfigSchema.parse(env), { operations: [paidEcho], log: () => {} })
+  const restart = () => createService(ConfigSchema.parse(env), { operations: paidRegistry, log: () => {} })
 
   const signedHeader = (url: string, key: Hex) => signPaymentHeader(setup, url, key)
 

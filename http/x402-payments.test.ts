@@ -16,7 +16,7 @@ import {
   localX402Env,
   startLocalPaymentSetup,
 } from '../core/testing/chain/payment-fixtures.ts'
-import { paidEcho } from '../core/testing/paid-operations.ts'
+import { paidRegistry } from '../core/testing/paid-operations.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
 
@@ -36,7 +36,7 @@ describe('x402 payments through the service', () => {
       {
         ...localX402Env(setup),
       },
-      { operations: [paidEcho] },
+      { operations: paidRegistry },
     )
     server = await listen(service)
     url = `${server.baseUrl}/v1/test/paid-echo`

@@ -1,17 +1,19 @@
 import { readFileSync } from 'node:fs'
 import { createCheckStore } from '../core/checks/index.ts'
-import type { Clock, ServiceDeps } from '../core/context.ts'
+import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
-import { createApiKeyService } from '../core/keys/index.ts'
-import type { AnyOperation } from '../core/operations/define.ts'
-import { operations as registry } from '../core/operations/index.ts'
-import type { OperationRuntime } from '../core/operations/invoke.ts'
+import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
+import {
+  type AnyOperation,
+  type OperationRuntime,
+  operations as registry,
+  type ServiceDeps,
+} from '../core/operations/index.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
-import { mountPaymentRoutes } from '../http/payment-routes.ts'
-import { reputationRoutes } from '../http/reputation-routes.ts'
-import { createMcpHttpHandler } from '../tools/mcp-server.ts'
+import { paymentRoutes } from '../http/routes/payment-routes.ts'
+import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 import { buildPayments } from './payments.ts'
@@ -24,7 +26,9 @@ export const VERSION: string = JSON.parse(
 export interface Service {
   config: Config
   database: Database
-  runtime: OperationRuntime
+  runtime: OperationRuntime & { keys: ApiKeyService }
+  /** The MCP tools of the registry, built once (served at /mcp, and over stdio). */
+  mcp: McpToolset
   app: ReturnType<typeof createApp>
   startedAt: Date
   close(): Promise<void>
@@ -66,20 +70,30 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
+  const payments = buildPayments(config, database, keys, clock, log)
+  await payments.start()
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db),
     checks: createCheckStore(database.db),
+    keys,
+    financial: {
+      keys,
+      ledger: payments.x402?.ledger,
+      settlementConfigured: payments.settlementConfigured,
+      solanaSettlementConfigured: payments.solanaSettlementConfigured,
+      treasuryBalance: payments.treasuryBalance,
+    },
   }
-  const payments = buildPayments(config, database, keys, clock, log)
-  await payments.start()
-  const runtime: OperationRuntime = {
+  const runtime = {
     keys,
     payments: payments.gate,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
+    onWriteError: (error: unknown, operationId: string) =>
+      log('error', 'the result of a paid call was not stored', { operationId, error: String(error) }),
   }
   const startedAt = new Date()
   const onError = (error: unknown, requestId: string) =>
@@ -88,35 +102,21 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       error: error instanceof Error ? error.stack : String(error),
     })
   const resourceBase = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`
+  const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
     runtime,
     operations,
     health: { version: VERSION, startedAt, database },
     maxBodyBytes: config.MAX_BODY_BYTES,
     onError,
-    mcp: createMcpHttpHandler({ runtime, operations, version: VERSION, resourceBase, onError }),
-    routes: [
-      (app) =>
-        mountPaymentRoutes(app, {
-          db: database.db,
-          keys,
-          clock,
-          x402: payments.x402,
-          operations,
-          publicBaseUrl: resourceBase,
-          financial: {
-            settlementConfigured: payments.settlementConfigured,
-            solanaSettlementConfigured: payments.solanaSettlementConfigured,
-            treasuryBalance: payments.treasuryBalance,
-          },
-        }),
-      reputationRoutes(runtime),
-    ],
+    mcp: createMcpHttpHandler(mcp),
+    routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
   })
   return {
     config,
     database,
     runtime,
+    mcp,
     app,
     startedAt,
     close: async () => {

@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createMcpServer } from '../tools/mcp-server.ts'
-import { createService, VERSION } from './compose.ts'
+import { createService } from './compose.ts'
 import { loadConfig } from './config.ts'
 
 /**
@@ -12,13 +12,7 @@ async function main(): Promise<void> {
   const service = await createService(config, {
     log: (level, message, extra) => console.error(JSON.stringify({ level, message, extra })),
   })
-  const server = createMcpServer({
-    runtime: service.runtime,
-    operations: (await import('../core/operations/index.ts')).operations,
-    version: VERSION,
-    apiKey: process.env.SVC_API_KEY,
-    resourceBase: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
-  })
+  const server = createMcpServer(service.mcp, { apiKey: process.env.SVC_API_KEY })
   await server.connect(new StdioServerTransport())
   const shutdown = () => void service.close().finally(() => process.exit(0))
   process.stdin.on('close', shutdown)

@@ -1,26 +1,24 @@
 import { randomUUID } from 'node:crypto'
-import type { Address, Hex } from 'viem'
-import { createPublicClient, erc20Abi, http } from 'viem'
+import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
-import { createDbNonceStore } from '../core/ledger/db-nonce-store.ts'
-import { createSettlementLedger } from '../core/ledger/settlement-ledger.ts'
-import { createSettlementService } from '../core/ledger/settlement-service.ts'
-import type { PaymentGate } from '../core/operations/charging.ts'
+import type { PaymentGate } from '../core/payments/charge.ts'
 import {
   BASE_MAINNET,
   BASE_SEPOLIA,
   createFacilitatorClient,
-  createFacilitatorSettler,
-  createFallbackSettler,
   createOnChainSettler,
   createPaymentConfig,
   createPaymentVerifier,
   type OnChainSettler,
   type PaymentNetwork,
-  type Settler,
 } from '../core/payments/index.ts'
+import { createDbNonceStore } from '../core/payments/ledger/db-nonce-store.ts'
+import { createSettlementLedger } from '../core/payments/ledger/settlement-ledger.ts'
+import { createSettlementService } from '../core/payments/ledger/settlement-service.ts'
 import { createPaymentGate, type X402Payments } from '../core/payments/payment-gate.ts'
+import { chooseSettler } from '../core/payments/settler.ts'
+import { createTreasuryReader } from '../core/payments/treasury.ts'
 import { createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'
@@ -87,18 +85,7 @@ export function buildPayments(
     config.SETTLEMENT_PRIVATE_KEY && Object.keys(rpcUrls).length > 0
       ? createOnChainSettler({ privateKey: config.SETTLEMENT_PRIVATE_KEY as Hex, rpcUrls })
       : undefined
-  let settler: Settler
-  if (facilitator && onChain) {
-    settler = createFallbackSettler({ primary: createFacilitatorSettler(facilitator), fallback: onChain })
-  } else if (facilitator) {
-    settler = createFacilitatorSettler(facilitator)
-  } else if (onChain) {
-    settler = onChain
-  } else {
-    throw new Error(
-      'x402 is on (X402_PAY_TO) but nothing can settle: set X402_FACILITATOR_URL, or SETTLEMENT_PRIVATE_KEY with BASE_RPC_URL',
-    )
-  }
+  const settler = chooseSettler({ facilitator, onChain })
   const instanceId = randomUUID()
   const ledger = createSettlementLedger({ db: database.db, clock, config: paymentConfig, instanceId })
   const settlement = createSettlementService({
@@ -112,18 +99,7 @@ export function buildPayments(
   const verifier = createPaymentVerifier({ config: paymentConfig, nonceStore, clock, facilitator })
   const x402: X402Payments = { config: paymentConfig, verifier, ledger, settlement }
 
-  const firstEvm = paymentConfig.networks.find((network) => network.kind === 'evm')
-  const treasuryRpc = firstEvm ? rpcUrls[firstEvm.network] : undefined
-  const treasuryBalance =
-    firstEvm && treasuryRpc
-      ? async () =>
-          createPublicClient({ transport: http(treasuryRpc, { timeout: 5000 }) }).readContract({
-            address: firstEvm.asset as Address,
-            abi: erc20Abi,
-            functionName: 'balanceOf',
-            args: [firstEvm.payTo as Address],
-          })
-      : undefined
+  const treasuryBalance = createTreasuryReader(paymentConfig, rpcUrls)
 
   let timer: NodeJS.Timeout | undefined
   let running = false

@@ -1,3 +1,4 @@
+import type { SanctionsNameScreen } from '../core/checks/sanctions-name-screen.ts'
 import type { Clock } from '../core/context.ts'
 import {
   createSanctionsListStore,
@@ -7,7 +8,6 @@ import {
   type ListKey,
   type SanctionsService,
 } from '../core/sanctions/index.ts'
-import type { SanctionsNameScreen } from '../core/scoring/ports.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'
 

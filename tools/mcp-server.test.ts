@@ -100,13 +100,7 @@ describe('MCP server', () => {
   })
 
   it('works over the in-memory transport with a key given to the server', async () => {
-    const mcp = createMcpServer({
-      runtime: service.runtime,
-      operations,
-      version: 'test',
-      apiKey: sandboxKey,
-      resourceBase: 'http://localhost',
-    })
+    const mcp = createMcpServer(service.mcp, { apiKey: sandboxKey })
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
     await mcp.connect(serverTransport)
     const client = new Client({ name: 'in-memory', version: '1.0.0' })

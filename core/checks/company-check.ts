@@ -15,7 +15,6 @@ import {
   compareCompanyNames,
   normaliseCompanyName,
   notCheckedAssessment,
-  type SanctionsNameScreen,
   type SanctionsNameScreenResult,
   type SanctionsScreening,
   type SourceAssessment,
@@ -34,6 +33,7 @@ import {
 import { formatCbeNumber } from '../validate/index.ts'
 import type { CompanySources } from './company-sources.ts'
 import { cbeOf } from './entity-hash.ts'
+import type { SanctionsNameScreen } from './sanctions-name-screen.ts'
 
 /** What a company check is asked to look at (entity check and KYB share this). */
 export interface CompanyCheckRequest {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { OperationContext } from '../context.ts'
-import { ownerOf } from './check-store.ts'
+import type { Caller, Clock, Quality } from '../context.ts'
+import { type CheckStore, ownerOf } from './check-store.ts'
 
 /** How old a stored result may be for the cached tier to answer from it (README "Quality tiers"). */
 export const CACHED_MAX_AGE_MS = 24 * 60 * 60 * 1000
@@ -15,6 +15,16 @@ export interface CheckEnvelope {
   checked_at: string
   /** Present on a cached answer: the stored check it came from. */
   cached_from?: { check_id: string; quality: string; checked_at: string }
+}
+
+/** What a tiered check needs from the operation that runs it (an OperationContext provides it). */
+export interface TierContext {
+  caller: Caller
+  quality: Quality
+  clock: Clock
+  deps: { checks?: CheckStore }
+  /** Keeps the stored check only once the call is paid for (spec: nothing unpaid is stored). */
+  afterPayment(write: () => Promise<void>): void
 }
 
 export interface TieredCheck<R extends Record<string, unknown>> {
@@ -33,11 +43,12 @@ export interface TieredCheck<R extends Record<string, unknown>> {
  * The quality tiers of spec "X-Response-Quality" for company checks: `cached` answers from the
  * caller's own stored result of the same inputs when it is younger than CACHED_MAX_AGE_MS and
  * otherwise runs fresh (saying so in `quality`); `fresh` asks every source; `enhanced` asks
- * for the extra work the operation documents. Every run is stored for the caller (spec: every
- * entity check is stored per key) so its history and later cached answers can use it.
+ * for the extra work the operation documents. Every paid run is stored for the caller (spec:
+ * every entity check is stored per key) so its history and later cached answers can use it; a run
+ * whose payment did not settle is never stored.
  */
 export async function runTiered<R extends Record<string, unknown>>(
-  ctx: OperationContext,
+  ctx: TierContext,
   check: TieredCheck<R>,
 ): Promise<R & CheckEnvelope> {
   const store = ctx.deps.checks
@@ -69,19 +80,22 @@ export async function runTiered<R extends Record<string, unknown>>(
   }
   const result = { ...body, ...envelope }
   if (store && owner) {
-    await store.save({
-      id: envelope.check_id,
-      owner: owner.owner,
-      keyId: owner.keyId,
-      operation: check.operation,
-      entityHash: check.entityHash,
-      inputHash: check.inputHash,
-      quality: tier,
-      input: check.input,
-      result,
-      trustScore: check.trustScoreOf?.(body) ?? null,
-      createdAt: now,
-    })
+    const { owner: ownerId, keyId } = owner
+    ctx.afterPayment(() =>
+      store.save({
+        id: envelope.check_id,
+        owner: ownerId,
+        keyId,
+        operation: check.operation,
+        entityHash: check.entityHash,
+        inputHash: check.inputHash,
+        quality: tier,
+        input: check.input,
+        result,
+        trustScore: check.trustScoreOf?.(body) ?? null,
+        createdAt: now,
+      }),
+    )
   }
   return result
 }

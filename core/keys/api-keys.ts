@@ -4,7 +4,7 @@ import type { Caller, Clock, Tier } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { Micros } from '../money.ts'
 import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
-import type { Db } from '../store/database.ts'
+import type { Db, DbTransaction } from '../store/database.ts'
 import { apiKeys } from '../store/schema.ts'
 
 /** spec: Authentication. Key prefixes with the neutral word svc. */
@@ -62,6 +62,13 @@ export interface ApiKeyService {
   /** Gives back a debit whose operation failed (never charged for a failed call). */
   refund(keyId: string, amount: Micros): Promise<void>
   revoke(keyId: string): Promise<void>
+  /**
+   * A paid top-up (POST /v1/keys/upgrade/{tier}): adds `amount` and raises the tier, inside the
+   * caller's transaction so it commits with the settled payment.
+   */
+  creditTopUp(tx: DbTransaction, keyId: string, amount: Micros, tier: Tier): Promise<void>
+  /** What keys spent from their prepaid balances: one key's, or all keys' (revenue figures). */
+  spentTotal(keyId?: string): Promise<Micros>
 }
 
 type DebitResult = { ok: true; balance: Micros } | { ok: false }
@@ -224,6 +231,24 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
 
     async revoke(keyId) {
       await db.update(apiKeys).set({ status: 'revoked' }).where(eq(apiKeys.id, keyId))
+    },
+
+    async creditTopUp(tx, keyId, amount, tier) {
+      if (amount <= 0n) throw new ServiceError('validation_failed', 'credit must be positive')
+      const rows = await tx
+        .update(apiKeys)
+        .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}`, tier })
+        .where(eq(apiKeys.id, keyId))
+        .returning({ id: apiKeys.id })
+      if (rows.length !== 1) throw new ServiceError('not_found', 'unknown key')
+    },
+
+    async spentTotal(keyId) {
+      const [row] = await db
+        .select({ total: sql<string>`coalesce(sum(${apiKeys.spentMicros}), 0)` })
+        .from(apiKeys)
+        .where(keyId === undefined ? undefined : eq(apiKeys.id, keyId))
+      return BigInt(row?.total ?? 0)
     },
   }
 }

@@ -1,46 +1,47 @@
 import type { z } from 'zod'
-import type { OperationContext } from '../context.ts'
-import type { Micros } from '../money.ts'
+import type { Tier } from '../context.ts'
+import type { OperationPrice } from '../payments/pricing.ts'
+import type { OperationContext } from './operation-context.ts'
 
-/** Spec: Endpoints, `X-Response-Quality` (cached, fresh or enhanced; default fresh). */
-export type Quality = 'cached' | 'fresh' | 'enhanced'
-export const QUALITIES: readonly Quality[] = ['cached', 'fresh', 'enhanced']
+export type HttpMethod = 'GET' | 'POST' | 'DELETE'
 
-/** Prices of one payment method per quality tier. An operation without a cached tier charges fresh. */
-export interface TierPrices {
-  cached?: Micros
-  fresh: Micros
-  enhanced?: Micros
-}
-
-export interface OperationPrice {
-  /** Per-call x402 price. */
-  x402: TierPrices
-  /** Debit from a live key's prepaid balance. */
-  account: TierPrices
+/**
+ * Where an operation lives on the REST surface. Path parameters are written `{name}`
+ * (`/v1/webhooks/{webhook_id}`) and are fields of the operation's input, like the query string of
+ * a GET or DELETE and the JSON body of a POST, so REST and MCP validate one and the same object.
+ */
+export interface OperationHttp {
+  method: HttpMethod
+  path: string
+  /** Success status: 200 (default), 201 (created) or 204 (no body over HTTP). */
+  status?: 200 | 201 | 204
+  /** POST without a request body (e.g. a test delivery); its input is the path parameters. */
+  noBody?: boolean
 }
 
 /**
  * Who may call an operation and what a sandbox key gets.
- * - `sandbox: 'mock'`: a sandbox key gets `mock(input)` at no charge; `'refuse'`: 403.
+ * - `sandbox: 'mock'`: a sandbox key gets `mock(input)` at no charge; `'refuse'`: 403; `'run'`:
+ *   the real operation (free key routes such as usage and history).
  * - `minTier`: customer keys below this tier get 403 (spec: older tier rule).
- * - `keyRequired`: the operation is free but needs an API key (usage, webhooks).
  */
 export interface OperationAccess {
-  sandbox: 'mock' | 'refuse'
-  minTier?: 'free' | 'starter' | 'pro' | 'enterprise'
+  sandbox: 'mock' | 'refuse' | 'run'
+  minTier?: Exclude<Tier, 'sandbox'>
 }
 
 export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** MCP tool name (snake_case). */
   id: string
-  http: { method: 'GET' | 'POST'; path: string }
+  http: OperationHttp
   summary: string
   description?: string
   input: I
   output: O
-  /** null: free operation (still needs a key unless public). */
+  /** null: a free operation; it still needs an API key and never answers 402. */
   price: OperationPrice | null
+  /** Billable units of one call (leads per lead); the price is per unit. Default 1. */
+  units?: (input: z.infer<I>) => number
   access: OperationAccess
   /** Deterministic mock for sandbox keys; required when access.sandbox is 'mock'. */
   mock?: (input: z.infer<I>) => z.infer<O>
@@ -49,17 +50,20 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
 
 export type AnyOperation = OperationDefinition<z.ZodType, z.ZodType>
 
+/** The `{name}` path parameters of a route path, in order. */
+export function pathParameters(path: string): string[] {
+  return [...path.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map((match) => match[1] as string)
+}
+
 /** Declares an operation once; HTTP routes, MCP tools and the OpenAPI document are generated from it. */
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(
   definition: OperationDefinition<I, O>,
 ): OperationDefinition<I, O> {
+  const { id, http } = definition
   if (definition.access.sandbox === 'mock' && !definition.mock) {
-    throw new Error(`operation ${definition.id}: sandbox 'mock' needs a mock()`)
+    throw new Error(`operation ${id}: sandbox 'mock' needs a mock()`)
   }
+  if (http.noBody && http.method !== 'POST') throw new Error(`operation ${id}: noBody is for POST`)
+  if (definition.units && !definition.price) throw new Error(`operation ${id}: units need a price`)
   return definition
-}
-
-/** The price an operation charges for a quality tier (missing tiers charge fresh). */
-export function priceFor(prices: TierPrices, quality: Quality): Micros {
-  return prices[quality] ?? prices.fresh
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { entityCheckIdentity, entityHash, inputHash, runCompanyCheck, runTiered } from '../checks/index.ts'
-import type { OperationContext } from '../context.ts'
 import { PRICES } from '../payments/pricing.ts'
 import {
   cbeNumberSchema,
@@ -19,6 +18,7 @@ import {
 } from '../validate/index.ts'
 import { CheckEnvelopeFields, InformationSchema, mockFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
+import { companyCheckDeps, type OperationContext } from './operation-context.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/entity/check request. No other properties are allowed. */
@@ -174,7 +174,7 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
           search_register_by_name: true,
           enhanced: tier === 'enhanced',
         },
-        { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+        companyCheckDeps(ctx),
       )
       const { trust } = outcome
       return {

@@ -1,23 +1,49 @@
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
+import { financialHealth } from './financial-health.ts'
+import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
+import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
 
-/** The operation registry: every REST route under /v1 and every MCP tool comes from this list. */
+/**
+ * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
+ * list, priced and free alike. Adding an operation is one file and one line here.
+ */
 export const operations: readonly AnyOperation[] = [
   entityCheck,
   riskScore,
   reputationScore,
   kybCheck,
   sanctionsScreen,
+  reputationHistory,
+  keysUsage,
+  financialHealth,
 ] as AnyOperation[]
 
 export {
   type AnyOperation,
   defineOperation,
+  type HttpMethod,
+  type OperationAccess,
   type OperationDefinition,
-  priceFor,
-  type Quality,
+  type OperationHttp,
+  pathParameters,
 } from './define.ts'
+export {
+  type InvocationRequest,
+  type InvocationResult,
+  invokeOperation,
+  type OperationRuntime,
+  outcomeOf,
+  parseQuality,
+} from './invoke.ts'
+export {
+  companyCheckDeps,
+  keyCallerOf,
+  type OperationContext,
+  type ServiceDeps,
+} from './operation-context.ts'
+export { x402DiscoveryOf } from './x402-discovery.ts'

@@ -1,17 +1,22 @@
-import type { Caller, Clock, OperationContext, ServiceDeps } from '../context.ts'
-import { ServiceError } from '../errors.ts'
+import type { Caller, Clock, Quality } from '../context.ts'
+import { QUALITIES } from '../context.ts'
+import { PaymentRequiredError, ServiceError } from '../errors.ts'
 import { type ApiKeyService, tierAtLeast } from '../keys/api-keys.ts'
-import type { UsageRecorder } from '../usage/usage-recorder.ts'
-import { type Charge, freeCharge, type PaymentGate } from './charging.ts'
-import { type AnyOperation, QUALITIES, type Quality } from './define.ts'
+import { type Charge, freeCharge, type PaymentGate, type Receipt } from '../payments/charge.ts'
+import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
+import type { AnyOperation } from './define.ts'
+import type { OperationContext, ServiceDeps } from './operation-context.ts'
 import { parseWith } from './parse.ts'
 
 /** What an adapter (HTTP or MCP) hands to the pipeline, already lifted out of its transport. */
 export interface InvocationRequest {
   apiKey?: string
+  /** The operation's input as one object: body or query plus path parameters (REST), or tool arguments (MCP). */
   input: unknown
-  /** Raw X-Response-Quality value, if any. */
+  /** Raw quality tier asked for, if any. */
   quality?: string
+  /** How the adapter names the quality field in errors (`X-Response-Quality` over HTTP). */
+  qualityField?: string
   payment?: unknown
   resourceUrl: string
   requestId: string
@@ -19,36 +24,42 @@ export interface InvocationRequest {
 
 export interface InvocationResult {
   output: unknown
-  headers: Record<string, string>
-  meta: Record<string, unknown>
-  charge: Charge
+  /** The operation's success status (200, 201 or 204). */
+  status: 200 | 201 | 204
+  receipt: Receipt
 }
 
 export interface OperationRuntime {
-  keys: ApiKeyService
+  keys: Pick<ApiKeyService, 'authenticate' | 'debit' | 'refund'>
   payments: PaymentGate
   usage: UsageRecorder
   deps: ServiceDeps
   clock: Clock
+  /** A write kept after payment failed: the paid answer is still delivered, the failure logged. */
+  onWriteError?: (error: unknown, operationId: string) => void
 }
 
-function parseQuality(raw: string | undefined): Quality {
+/** Reads a quality tier (spec: X-Response-Quality: cached, fresh or enhanced; default fresh). */
+export function parseQuality(raw: string | undefined, field = 'X-Response-Quality'): Quality {
   if (raw === undefined || raw === '') return 'fresh'
   const value = raw.trim().toLowerCase()
   if ((QUALITIES as readonly string[]).includes(value)) return value as Quality
   throw new ServiceError('validation_failed', 'invalid request', {
-    fields: [{ field: 'X-Response-Quality', message: 'must be one of cached, fresh, enhanced' }],
+    fields: [{ field, message: 'must be one of cached, fresh, enhanced' }],
   })
 }
 
-function checkAccess(operation: AnyOperation, caller: Caller): 'mock' | 'run' {
+/** Who may run an operation (spec: Permissions, Sandbox): 'mock' for sandbox mocks, else 'run'. */
+export function checkAccess(operation: AnyOperation, caller: Caller): 'mock' | 'run' {
   if (caller.kind !== 'key' || caller.role === 'admin') return 'run'
   if (caller.mode === 'sandbox') {
     if (operation.access.sandbox === 'mock') return 'mock'
-    throw new ServiceError(
-      'forbidden',
-      'sandbox keys get mock data for entity, risk and KYB checks only; this operation needs a live key or x402 payment',
-    )
+    if (operation.access.sandbox === 'refuse') {
+      throw new ServiceError(
+        'forbidden',
+        'sandbox keys get mock data for entity, risk and KYB checks only; this operation needs a live key or x402 payment',
+      )
+    }
   }
   if (operation.access.minTier && !tierAtLeast(caller.tier, operation.access.minTier)) {
     throw new ServiceError('forbidden', `this operation needs the ${operation.access.minTier} tier or higher`)
@@ -56,9 +67,31 @@ function checkAccess(operation: AnyOperation, caller: Caller): 'mock' | 'run' {
   return 'run'
 }
 
+/** The outcome a usage row records for a failed call (an HTTP adapter maps it to a status). */
+export function outcomeOf(error: unknown): UsageOutcome {
+  if (error instanceof ServiceError) return error.code
+  if (error instanceof PaymentRequiredError) return 'payment_required'
+  return 'internal'
+}
+
+/** Runs the writes of a paid call in order; one that fails is reported and does not fail the call. */
+async function keepWrites(
+  writes: readonly (() => Promise<void>)[],
+  onError: ((error: unknown) => void) | undefined,
+): Promise<void> {
+  for (const write of writes) {
+    try {
+      await write()
+    } catch (error) {
+      onError?.(error)
+    }
+  }
+}
+
 /**
  * The one path every operation call takes, whatever the transport:
- * authenticate -> validate -> access -> charge -> run -> settle (or refund) -> record usage.
+ * authenticate -> validate -> access -> charge -> run -> settle (or refund) -> keep what the call
+ * produced -> record usage. A free operation (`price: null`) needs a key and never answers 402.
  */
 export async function invokeOperation(
   runtime: OperationRuntime,
@@ -68,30 +101,40 @@ export async function invokeOperation(
   const started = performance.now()
   let caller: Caller = { kind: 'anonymous' }
   let charge: Charge | undefined
-  let status = 500
+  let receipt: Receipt | undefined
+  let outcome: UsageOutcome = 'internal'
   try {
     caller = await runtime.keys.authenticate(request.apiKey)
-    const quality = parseQuality(request.quality)
+    if (operation.price === null && caller.kind !== 'key') {
+      throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
+    }
+    const quality = parseQuality(request.quality, request.qualityField)
     const input = parseWith(operation.input, request.input)
-    const access = checkAccess(operation, caller)
-    if (access === 'mock' && operation.mock) {
+    const status = operation.http.status ?? 200
+    if (checkAccess(operation, caller) === 'mock' && operation.mock) {
       charge = freeCharge(caller, 'sandbox')
-      status = 200
-      return { output: operation.mock(input), headers: {}, meta: {}, charge }
+      receipt = await charge.complete()
+      outcome = 'ok'
+      return { output: operation.mock(input), status, receipt }
     }
     charge = await runtime.payments.open({
-      operation,
+      operationId: operation.id,
+      description: `${operation.summary} (${quality})`,
+      price: operation.price,
       caller,
       quality,
       payment: request.payment,
       resourceUrl: request.resourceUrl,
+      units: operation.units?.(input),
     })
+    const writes: (() => Promise<void>)[] = []
     const ctx: OperationContext = {
       caller: charge.caller,
       quality,
       clock: runtime.clock,
       requestId: request.requestId,
       deps: runtime.deps,
+      afterPayment: (write) => void writes.push(write),
     }
     let output: unknown
     try {
@@ -100,11 +143,12 @@ export async function invokeOperation(
       await charge.cancel()
       throw error
     }
-    await charge.complete()
-    status = 200
-    return { output, headers: charge.headers, meta: charge.meta, charge }
+    receipt = await charge.complete()
+    await keepWrites(writes, (error) => runtime.onWriteError?.(error, operation.id))
+    outcome = 'ok'
+    return { output, status, receipt }
   } catch (error) {
-    status = statusOf(error)
+    outcome = outcomeOf(error)
     throw error
   } finally {
     const payer = charge?.caller ?? caller
@@ -112,31 +156,11 @@ export async function invokeOperation(
       await runtime.usage.record({
         keyId: payer.kind === 'key' ? payer.keyId : null,
         operation: operation.id,
-        httpStatus: status,
-        paidWith: status === 200 ? (charge?.paidWith ?? 'free') : 'free',
-        costMicros: status === 200 ? (charge?.amount ?? 0n) : 0n,
+        outcome,
+        paidWith: receipt?.paidWith ?? 'free',
+        costMicros: receipt?.amount ?? 0n,
         latencyMs: Math.round(performance.now() - started),
       })
     }
   }
-}
-
-const STATUS_BY_CODE: Record<ServiceError['code'], number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  validation_failed: 422,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-}
-
-/** The HTTP status a failure maps to (also used for usage records of MCP calls). */
-export function statusOf(error: unknown): number {
-  if (error instanceof ServiceError) return STATUS_BY_CODE[error.code]
-  if (error instanceof Error && error.name === 'PaymentRequiredError') return 402
-  return 500
 }

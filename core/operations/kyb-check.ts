@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { entityHash, inputHash, registrationIdentity, runCompanyCheck, runTiered } from '../checks/index.ts'
-import type { OperationContext } from '../context.ts'
 import { PRICES } from '../payments/pricing.ts'
 import {
   countrySchema,
@@ -13,6 +12,7 @@ import {
 import { CheckEnvelopeFields, mockFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { RiskFactor } from './entity-check.ts'
+import { companyCheckDeps, type OperationContext } from './operation-context.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/kyb/check request. */
@@ -103,7 +103,7 @@ export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: Ope
           search_register_by_name: false,
           enhanced: tier === 'enhanced',
         },
-        { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+        companyCheckDeps(ctx),
       )
       const { trust } = outcome
       const sanctions = outcome.sanctions.result

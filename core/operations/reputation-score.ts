@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { entityHash, inputHash, nameIdentity, ownerOf, runCompanyCheck, runTiered } from '../checks/index.ts'
-import type { OperationContext } from '../context.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { CLUSTERS, type Cluster, clusterForScore, reputationOf } from '../scoring/index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { CheckEnvelopeFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
+import { companyCheckDeps, type OperationContext } from './operation-context.ts'
 
 /** spec: POST /v1/reputation/score request. */
 export const ReputationScoreInput = z
@@ -120,7 +120,7 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
   }
   const outcome = await runCompanyCheck(
     { entity_name: input.entity_name, country, search_register_by_name: true, enhanced: false },
-    { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+    companyCheckDeps(ctx),
   )
   const { trust } = outcome
   if (input.trust_score !== undefined) {

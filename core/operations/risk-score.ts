@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { entityHash, inputHash, nameIdentity, runCompanyCheck, runTiered } from '../checks/index.ts'
-import type { OperationContext } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { countryRisk, riskLevelForScore } from '../reference/index.ts'
@@ -9,6 +8,7 @@ import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { CheckEnvelopeFields, mockFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { RiskFactor } from './entity-check.ts'
+import { companyCheckDeps, type OperationContext } from './operation-context.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/risk/score request. */
@@ -70,7 +70,7 @@ export async function runRiskScore(input: z.infer<typeof RiskScoreInput>, ctx: O
           search_register_by_name: tier === 'enhanced',
           enhanced: false,
         },
-        { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock },
+        companyCheckDeps(ctx),
       )
       const sanctions = outcome.assessments.find((a) => a.role === 'sanctions')
       if (!sanctions) throw new Error('company check returned no sanctions assessment')

@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import { PaymentRequirementsSchema as X402V1RequirementsSchema } from 'x402/types'
 import { usd } from '../money.ts'
-import { buildPaymentChallenge, paymentRequirementsFor } from './challenge.ts'
+import { buildPaymentChallenge, encodeBase64Json } from './challenge.ts'
 import {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -17,6 +17,7 @@ import {
   SOLANA_DEVNET,
   SOLANA_MAINNET,
 } from './networks.ts'
+import { paymentRequirementsFor } from './requirements.ts'
 
 const EVM_PAY_TO = '0x2222222222222222222222222222222222222222'
 const SOLANA_PAY_TO = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
@@ -96,11 +97,13 @@ describe('buildPaymentChallenge', () => {
   })
 
   it('encodes the header as base64 JSON that the official decoder and HTTP client read back', () => {
-    expect(challenge.header).toMatch(/^[A-Za-z0-9+/]+=*$/)
-    expect(decodePaymentRequiredHeader(challenge.header)).toEqual(challenge.paymentRequired)
+    expect(encodeBase64Json(challenge.paymentRequired)).toMatch(/^[A-Za-z0-9+/]+=*$/)
+    expect(decodePaymentRequiredHeader(encodeBase64Json(challenge.paymentRequired))).toEqual(
+      challenge.paymentRequired,
+    )
     const client = new x402HTTPClient(new x402Client())
     const read = client.getPaymentRequiredResponse((name) =>
-      name === 'PAYMENT-REQUIRED' ? challenge.header : null,
+      name === 'PAYMENT-REQUIRED' ? encodeBase64Json(challenge.paymentRequired) : null,
     )
     expect(read).toEqual(challenge.paymentRequired)
   })

@@ -1,69 +1,6 @@
-import type { Micros } from '../money.ts'
-import type { Quality } from '../operations/define.ts'
 import { PAYMENT_ERROR_MESSAGES, type PaymentErrorCode } from './error-codes.ts'
-import type { PaymentConfig, PaymentNetwork } from './networks.ts'
-import { type PricedOperationId, x402PriceFor } from './pricing.ts'
+import type { PaymentRequirement } from './requirements.ts'
 import { toStandardRequirement } from './verification.ts'
-
-/** One way to pay for one request: a network, its USDC, the payTo and the exact amount asked. */
-export interface PaymentRequirement {
-  network: PaymentNetwork
-  /** Micro-USDC (6-decimal units) the request costs at the requested quality. */
-  amount: Micros
-  resourceUrl: string
-  description: string
-  mimeType: string
-  maxTimeoutSeconds: number
-}
-
-export interface RequirementsInput {
-  amount: Micros
-  /** Absolute URL of the paid resource (x402 v1 needs a URL; MCP may pass e.g. `mcp://tool/entity_check`). */
-  resourceUrl: string
-  description: string
-  mimeType?: string
-}
-
-/**
- * Everything the service accepts as payment for one request, one item per configured network.
- * The same list renders the 402 challenge and checks the retried payment, so the verifier never
- * trusts what the client echoes back.
- */
-export function buildPaymentRequirements(
-  config: PaymentConfig,
-  input: RequirementsInput,
-): PaymentRequirement[] {
-  if (input.amount <= 0n) throw new RangeError('a payment requirement needs a positive amount')
-  return config.networks.map((network) => ({
-    network,
-    amount: input.amount,
-    resourceUrl: input.resourceUrl,
-    description: input.description,
-    mimeType: input.mimeType ?? 'application/json',
-    maxTimeoutSeconds: config.maxTimeoutSeconds,
-  }))
-}
-
-export interface OperationRequirementsInput {
-  operationId: PricedOperationId
-  quality: Quality
-  resourceUrl: string
-  description?: string
-  mimeType?: string
-}
-
-/** Requirements for a priced operation at a quality, with the x402 price from the one price table. */
-export function paymentRequirementsFor(
-  config: PaymentConfig,
-  input: OperationRequirementsInput,
-): PaymentRequirement[] {
-  return buildPaymentRequirements(config, {
-    amount: x402PriceFor(input.operationId, input.quality),
-    resourceUrl: input.resourceUrl,
-    description: input.description ?? `${input.operationId} (${input.quality})`,
-    mimeType: input.mimeType,
-  })
-}
 
 /**
  * One `accepts` item: the x402 v2 fields, the spec's fields (spec: x402 details) and the x402 v1
@@ -104,8 +41,6 @@ export interface PaymentChallenge {
   paymentRequired: PaymentRequiredObject
   /** The JSON body of the HTTP 402: as above but `network` in x402 v1 naming, which `x402-fetch` requires. */
   body: PaymentRequiredObject
-  /** Base64 JSON of `paymentRequired`, the `PAYMENT-REQUIRED` header value. */
-  header: string
 }
 
 /** Text of `error` for a plain challenge (no payment sent yet). */
@@ -161,5 +96,5 @@ export function buildPaymentChallenge(
     accepts: requirements.map((r) => acceptsItem(r, 'v2')),
   }
   const body: PaymentRequiredObject = { ...base, accepts: requirements.map((r) => acceptsItem(r, 'body')) }
-  return { paymentRequired, body, header: encodeBase64Json(paymentRequired) }
+  return { paymentRequired, body }
 }

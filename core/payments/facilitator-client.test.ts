@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { usd } from '../money.ts'
 import { createCircuitBreaker } from '../sources/circuit-breaker.ts'
-import { buildPaymentRequirements, type PaymentRequirement } from './challenge.ts'
 import {
   createFacilitatorClient,
   createFacilitatorSettler,
@@ -14,6 +13,7 @@ import {
 import { createPaymentConfig, SOLANA_DEVNET } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createPaymentVerifier } from './payment-verifier.ts'
+import { buildPaymentRequirements, type PaymentRequirement } from './requirements.ts'
 import type { Settler } from './settlement.ts'
 import { toCanonicalPayload, toStandardRequirement, type VerifiedPayment } from './verification.ts'
 

@@ -1,8 +1,10 @@
 import { z } from 'zod'
-import type { PaymentRequirement } from './challenge.ts'
 import { findPaymentNetwork, type PaymentConfig } from './networks.ts'
+import type { X402Payments } from './payment-gate.ts'
 import type { PaymentSource } from './payment-verifier.ts'
-import { type RejectedPayment, reject } from './verification.ts'
+import type { PaymentRequirement } from './requirements.ts'
+import { buildPaymentResponse, failedSettleResponse, type PaymentResponse } from './settlement.ts'
+import { type RejectedPayment, reject, toVerifyResponse } from './verification.ts'
 
 const RequirementsSchema = z.looseObject({
   scheme: z.string().min(1).describe('Payment scheme, exact.'),
@@ -75,4 +77,29 @@ export function parseFacilitatorRequest(config: PaymentConfig, body: unknown): F
       },
     ],
   }
+}
+
+/**
+ * `POST /x402/verify`: the same checks as a paid call, without using the nonce up (a client may
+ * verify first and pay later).
+ */
+export async function verifyFacilitatorRequest(x402: X402Payments, body: unknown) {
+  const request = parseFacilitatorRequest(x402.config, body)
+  if (!request.ok) return toVerifyResponse(request)
+  const result = await x402.verifier.verify(request.source, request.requirements, { claimNonce: false })
+  return toVerifyResponse(result)
+}
+
+/**
+ * `POST /x402/settle`: verifies (claiming the nonce), writes the ledger row, then settles it once,
+ * so a payment settled here can never pay for a call too, nor be settled twice.
+ */
+export async function settleFacilitatorRequest(x402: X402Payments, body: unknown): Promise<PaymentResponse> {
+  const request = parseFacilitatorRequest(x402.config, body)
+  if (!request.ok) return failedSettleResponse(request.invalidReason)
+  const verified = await x402.verifier.verify(request.source, request.requirements)
+  if (!verified.isValid) return failedSettleResponse(verified.invalidReason, verified.payer)
+  const ledgerId = await x402.ledger.reserve(verified, 'x402_settle', null)
+  const outcome = await x402.settlement.settleReserved(ledgerId, verified)
+  return buildPaymentResponse(outcome.result)
 }

@@ -1,22 +1,17 @@
-import { and, eq, not, sql } from 'drizzle-orm'
-import type { Caller } from '../context.ts'
-import type { SettlementLedger } from '../ledger/settlement-ledger.ts'
+import type { KeyCaller } from '../context.ts'
+import type { ApiKeyService } from '../keys/api-keys.ts'
 import { microsToUsdNumber } from '../money.ts'
-import type { Db } from '../store/database.ts'
-import { apiKeys, settlements } from '../store/schema.ts'
-import { KEY_UPGRADE_OPERATION_ID } from './pricing.ts'
+import type { SettlementLedger } from './ledger/settlement-ledger.ts'
 
 export interface FinancialHealthDeps {
-  db: Db
-  ledger?: SettlementLedger
+  keys: Pick<ApiKeyService, 'spentTotal'>
+  ledger?: Pick<SettlementLedger, 'callRevenue' | 'summary'>
   /** Whether settlement (facilitator or on-chain key) is configured. */
   settlementConfigured: boolean
   solanaSettlementConfigured: boolean
   /** USDC held by the payTo address, when the chain can be asked. */
   treasuryBalance?: () => Promise<bigint | undefined>
 }
-
-const perCallX402 = not(sql`${settlements.operation} like ${`${KEY_UPGRADE_OPERATION_ID}%`}`)
 
 /**
  * GET /v1/financial/health (spec: Resources, Financial health). Revenue is money earned by calls:
@@ -25,29 +20,17 @@ const perCallX402 = not(sql`${settlements.operation} like ${`${KEY_UPGRADE_OPERA
  * any other key sees the revenue attributed to itself. agents_tracked counts distinct x402 payers
  * whose payments settled.
  */
-export async function financialHealth(deps: FinancialHealthDeps, caller: Extract<Caller, { kind: 'key' }>) {
+export async function financialHealth(deps: FinancialHealthDeps, caller: KeyCaller) {
   const admin = caller.role === 'admin'
-  const keyFilter = admin ? undefined : eq(apiKeys.id, caller.keyId)
-  const [spent] = await deps.db
-    .select({ total: sql<string>`coalesce(sum(${apiKeys.spentMicros}), 0)` })
-    .from(apiKeys)
-    .where(keyFilter)
-  const settledFilter = and(
-    eq(settlements.status, 'SETTLED'),
-    perCallX402,
-    admin ? undefined : eq(settlements.keyId, caller.keyId),
-  )
-  const [x402] = await deps.db
-    .select({
-      total: sql<string>`coalesce(sum(${settlements.amountMicros}), 0)`,
-      payers: sql<number>`count(distinct ${settlements.payer})`,
-    })
-    .from(settlements)
-    .where(settledFilter)
-  const revenue = BigInt(spent?.total ?? 0) + BigInt(x402?.total ?? 0)
+  const keyId = admin ? undefined : caller.keyId
+  const [spent, x402] = await Promise.all([
+    deps.keys.spentTotal(keyId),
+    deps.ledger?.callRevenue(keyId) ?? { micros: 0n, payers: 0 },
+  ])
+  const revenue = spent + x402.micros
   const base = {
     total_revenue_usdc: microsToUsdNumber(revenue),
-    agents_tracked: Number(x402?.payers ?? 0),
+    agents_tracked: x402.payers,
     frozen: false,
   }
   if (!admin) return base

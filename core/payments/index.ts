@@ -1,16 +1,22 @@
 export {
   type AcceptsItem,
   buildPaymentChallenge,
-  buildPaymentRequirements,
   encodeBase64Json,
-  type OperationRequirementsInput,
   PAYMENT_REQUIRED_MESSAGE,
   type PaymentChallenge,
   type PaymentRequiredObject,
-  type PaymentRequirement,
-  paymentRequirementsFor,
-  type RequirementsInput,
 } from './challenge.ts'
+export {
+  type Charge,
+  type ChargeRequest,
+  chargeAmount,
+  freeCharge,
+  openAccountCharge,
+  type PaidWith,
+  type PaymentGate,
+  type Receipt,
+  type SettlementReceipt,
+} from './charge.ts'
 export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 export {
   PAYMENT_ERROR_CODES,
@@ -75,9 +81,12 @@ export {
   isPricedOperationId,
   KEY_UPGRADE_OPERATION_ID,
   KEY_UPGRADE_PRICES,
+  type OperationPrice,
   PRICED_OPERATION_IDS,
   PRICES,
   type PricedOperationId,
+  priceFor,
+  type TierPrices,
   UPGRADE_TIERS,
   type UpgradeTier,
   type X402Discovery,
@@ -85,10 +94,16 @@ export {
   x402PriceFor,
 } from './pricing.ts'
 export {
+  buildPaymentRequirements,
+  type OperationRequirementsInput,
+  type PaymentRequirement,
+  paymentRequirementsFor,
+  type RequirementsInput,
+} from './requirements.ts'
+export {
   buildPaymentResponse,
-  encodePaymentResponseHeader,
+  failedSettleResponse,
   type PaymentResponse,
-  paymentSuccessHeaders,
   type SettleResult,
   type Settler,
 } from './settlement.ts'

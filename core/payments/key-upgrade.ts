@@ -1,13 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm'
-import type { Caller, Clock } from '../context.ts'
+import type { Caller } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
 import { type ApiKeyService, type KeyRecord, tierAtLeast } from '../keys/api-keys.ts'
-import type { Db } from '../store/database.ts'
-import { apiKeys, settlements } from '../store/schema.ts'
-import { buildPaymentChallenge, buildPaymentRequirements } from './challenge.ts'
-import { requireVerifiedPayment, type X402Payments } from './payment-gate.ts'
+import { buildPaymentChallenge } from './challenge.ts'
+import type { SettlementReceipt } from './charge.ts'
+import { requireVerifiedPayment, settlementReceipt, type X402Payments } from './payment-gate.ts'
 import { KEY_UPGRADE_OPERATION_ID, KEY_UPGRADE_PRICES, UPGRADE_TIERS, type UpgradeTier } from './pricing.ts'
-import { buildPaymentResponse, paymentSuccessHeaders } from './settlement.ts'
+import { buildPaymentRequirements } from './requirements.ts'
 
 export interface KeyUpgradeRequest {
   caller: Caller
@@ -19,8 +17,7 @@ export interface KeyUpgradeRequest {
 export interface KeyUpgradeResult {
   record: KeyRecord
   credited: bigint
-  headers: Record<string, string>
-  paymentResponse: ReturnType<typeof buildPaymentResponse>
+  settlement: SettlementReceipt
 }
 
 /**
@@ -30,7 +27,7 @@ export interface KeyUpgradeResult {
  * A settlement that cannot complete now is not retried later: nothing is taken, nothing credited.
  */
 export async function purchaseKeyUpgrade(
-  deps: { db: Db; keys: ApiKeyService; x402?: X402Payments; clock: Clock },
+  deps: { keys: ApiKeyService; x402?: X402Payments },
   request: KeyUpgradeRequest,
 ): Promise<KeyUpgradeResult> {
   const { caller } = request
@@ -75,31 +72,14 @@ export async function purchaseKeyUpgrade(
   }
   const credit = verified.amount
   const newTier = tierAtLeast(caller.tier, tier) ? caller.tier : tier
-  await deps.db.transaction(async (tx) => {
-    const settled = await tx
-      .update(settlements)
-      .set({
-        status: 'SETTLED',
-        phase: 'done',
-        transaction: result.transaction ?? null,
-        fallback: result.fallback ?? false,
-        settledAt: deps.clock.now(),
-        updatedAt: deps.clock.now(),
-      })
-      .where(and(eq(settlements.id, ledgerId), eq(settlements.phase, 'settling')))
-      .returning({ id: settlements.id })
-    if (settled.length !== 1) throw new Error(`settlement ${ledgerId} changed under the upgrade`)
-    await tx
-      .update(apiKeys)
-      .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${credit}`, tier: newTier })
-      .where(eq(apiKeys.id, caller.keyId))
-  })
+  await x402.ledger.settledWith(ledgerId, result, (tx) =>
+    deps.keys.creditTopUp(tx, caller.keyId, credit, newTier),
+  )
   const record = await deps.keys.get(caller.keyId)
   if (!record) throw new ServiceError('internal', 'key vanished during upgrade')
   return {
     record,
     credited: credit,
-    headers: paymentSuccessHeaders(verified, result),
-    paymentResponse: buildPaymentResponse(result),
+    settlement: settlementReceipt(verified, result, 'settled'),
   }
 }

@@ -12,13 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPaymentHeader } from 'x402/client'
 import type { PaymentRequirements as V1Requirements } from 'x402/types'
 import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
+import { settlementHeaders } from '../../http/payment-headers.ts'
 import { systemClock } from '../context.ts'
 import { type LocalPaymentSetup, startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
-import { buildPaymentChallenge, type PaymentRequirement, paymentRequirementsFor } from './challenge.ts'
+import { buildPaymentChallenge, encodeBase64Json } from './challenge.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createOnChainSettler } from './onchain-settler.ts'
+import { settlementReceipt } from './payment-gate.ts'
 import { createPaymentVerifier, type PaymentVerifier } from './payment-verifier.ts'
-import { paymentSuccessHeaders, type Settler } from './settlement.ts'
+import { type PaymentRequirement, paymentRequirementsFor } from './requirements.ts'
+import type { Settler } from './settlement.ts'
 
 let setup: LocalPaymentSetup
 let verifier: PaymentVerifier
@@ -33,21 +36,27 @@ function startPaidEndpoint(): Promise<void> {
     const header = req.headers['payment-signature'] ?? req.headers['x-payment']
     if (typeof header !== 'string') {
       const challenge = buildPaymentChallenge(requirements)
-      res.writeHead(402, { 'content-type': 'application/json', 'PAYMENT-REQUIRED': challenge.header })
+      res.writeHead(402, {
+        'content-type': 'application/json',
+        'PAYMENT-REQUIRED': encodeBase64Json(challenge.paymentRequired),
+      })
       res.end(JSON.stringify(challenge.body))
       return
     }
     const verified = await verifier.verify({ header }, requirements)
     if (!verified.isValid) {
       const challenge = buildPaymentChallenge(requirements, { code: verified.invalidReason })
-      res.writeHead(402, { 'content-type': 'application/json', 'PAYMENT-REQUIRED': challenge.header })
+      res.writeHead(402, {
+        'content-type': 'application/json',
+        'PAYMENT-REQUIRED': encodeBase64Json(challenge.paymentRequired),
+      })
       res.end(JSON.stringify(challenge.body))
       return
     }
     const settled = await settler.settle(verified)
     res.writeHead(settled.success ? 200 : 402, {
       'content-type': 'application/json',
-      ...paymentSuccessHeaders(verified, settled),
+      ...settlementHeaders(settlementReceipt(verified, settled, 'settled')),
     })
     res.end(JSON.stringify({ risk_score: 12, payer: verified.payer }))
   })

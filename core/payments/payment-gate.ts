@@ -1,25 +1,24 @@
 import type { Caller, Clock } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
-import type { SettlementLedger } from '../ledger/settlement-ledger.ts'
-import type { SettlementService } from '../ledger/settlement-service.ts'
+import { buildPaymentChallenge } from './challenge.ts'
 import {
   type Charge,
   type ChargeRequest,
+  chargeAmount,
   freeCharge,
   openAccountCharge,
   type PaymentGate,
-} from '../operations/charging.ts'
-import { priceFor } from '../operations/define.ts'
-import { buildPaymentChallenge, buildPaymentRequirements, type PaymentRequirement } from './challenge.ts'
+  type SettlementReceipt,
+} from './charge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
+import type { SettlementLedger } from './ledger/settlement-ledger.ts'
+import type { SettlementService } from './ledger/settlement-service.ts'
 import type { PaymentConfig } from './networks.ts'
 import type { PaymentSource, PaymentVerifier } from './payment-verifier.ts'
-import { buildPaymentResponse, paymentSuccessHeaders } from './settlement.ts'
+import { buildPaymentRequirements, type PaymentRequirement } from './requirements.ts'
+import { buildPaymentResponse, type SettleResult } from './settlement.ts'
 import type { VerifiedPayment } from './verification.ts'
-
-/** `_meta` key of the settlement answer in an MCP tool result (x402 MCP transport). */
-export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response'
 
 export interface X402Payments {
   config: PaymentConfig
@@ -79,12 +78,10 @@ export async function openX402Charge(
   caller: Caller,
 ): Promise<Charge> {
   const ledgerId = await x402.ledger.reserve(verified, operation, keyId)
-  const charge: Charge = {
+  return {
     paidWith: 'x402',
     amount: verified.amount,
     caller,
-    headers: {},
-    meta: {},
     async complete() {
       const outcome = await x402.settlement.settleReserved(ledgerId, verified)
       if (outcome.kind === 'failed') {
@@ -94,26 +91,36 @@ export async function openX402Charge(
           'settlement failed',
         )
       }
-      if (outcome.kind === 'settled') {
-        Object.assign(charge.headers, paymentSuccessHeaders(verified, outcome.result))
-        charge.meta[X402_PAYMENT_RESPONSE_META] = buildPaymentResponse(outcome.result)
-        return
-      }
       // Deferred: the authorization is verified and held; the retry worker settles it before it
       // expires. The caller is told settlement is pending (spec: X-Payment-Fallback).
-      Object.assign(charge.headers, {
-        'X-Payment-Verified': 'true',
-        'X-Payment-Amount': verified.amount.toString(),
-        'X-Payment-Fallback': 'true',
-        'X-Payment-Settlement': 'pending',
-      })
-      charge.meta[X402_PAYMENT_RESPONSE_META] = { ...buildPaymentResponse(outcome.result), pending: true }
+      return {
+        paidWith: 'x402',
+        amount: verified.amount,
+        settlement: settlementReceipt(
+          verified,
+          outcome.result,
+          outcome.kind === 'settled' ? 'settled' : 'pending',
+        ),
+      }
     },
     async cancel() {
       await x402.ledger.release(ledgerId, 'operation failed; nothing charged')
     },
   }
-  return charge
+}
+
+/** The receipt of a settled (or deferred) x402 payment. */
+export function settlementReceipt(
+  payment: VerifiedPayment,
+  result: SettleResult,
+  state: SettlementReceipt['state'],
+): SettlementReceipt {
+  return {
+    state,
+    amount: payment.amount,
+    fallback: state === 'pending' || result.fallback === true,
+    response: buildPaymentResponse(result),
+  }
 }
 
 /**
@@ -125,20 +132,20 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
   const { keys, x402 } = options
 
   function challengeRequirements(request: ChargeRequest): PaymentRequirement[] | undefined {
-    if (!x402 || !request.operation.price) return undefined
-    const amount = priceFor(request.operation.price.x402, request.quality) * BigInt(request.units ?? 1)
+    const amount = chargeAmount(request, 'x402')
+    if (!x402 || amount === undefined) return undefined
     return buildPaymentRequirements(x402.config, {
       amount,
       resourceUrl: request.resourceUrl,
-      description: `${request.operation.summary} (${request.quality})`,
+      description: request.description,
     })
   }
 
   return {
     async open(request): Promise<Charge> {
-      const { caller, operation } = request
+      const { caller } = request
       if (caller.kind === 'key' && caller.role === 'admin') return freeCharge(caller, 'operator')
-      if (!operation.price) {
+      if (!request.price) {
         if (caller.kind !== 'key')
           throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
         return freeCharge(caller, 'free')
@@ -149,7 +156,7 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
       if (requirements && x402 && paymentSource(request.payment)) {
         const verified = await requireVerifiedPayment(x402, request.payment, requirements)
         const payer: Caller = keyCaller ?? { kind: 'x402', payer: verified.payer, network: verified.network }
-        return openX402Charge(x402, verified, operation.id, keyCaller?.keyId ?? null, payer)
+        return openX402Charge(x402, verified, request.operationId, keyCaller?.keyId ?? null, payer)
       }
       if (keyCaller) {
         const charge = await openAccountCharge(keys, { ...request, caller: keyCaller })

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../context.ts'
-import type { PaymentRequirement } from './challenge.ts'
 import type { FacilitatorClient } from './facilitator-client.ts'
 import type { PaymentConfig } from './networks.ts'
 import type { NonceStore } from './nonce-store.ts'
 import { type DecodedPayment, decodePaymentHeader, parsePaymentPayload } from './payment-payload.ts'
+import type { PaymentRequirement } from './requirements.ts'
 import { reject, toCanonicalPayload, toStandardRequirement, type VerifyResult } from './verification.ts'
 import { matchRequirement, verifyEvmPayment } from './verify-evm.ts'
 

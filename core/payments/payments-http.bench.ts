@@ -17,7 +17,7 @@ import { ConfigSchema } from '../../server/config.ts'
 import { createDatabase } from '../store/database.ts'
 import { fetchChallenge, officialV2Client } from '../testing/chain/official-payer.ts'
 import { localX402Env, startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
-import { paidEcho } from '../testing/paid-operations.ts'
+import { paidRegistry } from '../testing/paid-operations.ts'
 import { listen, TEST_ADMIN_KEY } from '../testing/serve.ts'
 
 const N = Number(process.env.N ?? 200)
@@ -58,7 +58,7 @@ async function startService(
 ): Promise<{ service: Service; base: string; stop(): Promise<void> }> {
   const service = await createService(ConfigSchema.parse({ ...network, ...extra }), {
     database: await createDatabase(),
-    operations: [paidEcho],
+    operations: paidRegistry,
     log: () => {},
   })
   const server = await listen(service)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { QUALITIES } from '../context.ts'
 import { type Micros, usd } from '../money.ts'
-import { QUALITIES, type TierPrices } from '../operations/define.ts'
 import { BASE_MAINNET, createPaymentConfig } from './networks.ts'
 import {
   accountPriceFor,
@@ -8,6 +8,7 @@ import {
   KEY_UPGRADE_PRICES,
   PRICED_OPERATION_IDS,
   PRICES,
+  type TierPrices,
   x402PriceFor,
 } from './pricing.ts'
 

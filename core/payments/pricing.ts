@@ -1,13 +1,26 @@
-import type { Tier } from '../context.ts'
+import { QUALITIES, type Quality, type Tier } from '../context.ts'
 import { formatUsd, type Micros, usd } from '../money.ts'
-import {
-  type OperationPrice,
-  priceFor,
-  QUALITIES,
-  type Quality,
-  type TierPrices,
-} from '../operations/define.ts'
 import type { PaymentConfig } from './networks.ts'
+
+/** Prices of one payment method per quality tier. An operation without a cached tier charges fresh. */
+export interface TierPrices {
+  cached?: Micros
+  fresh: Micros
+  enhanced?: Micros
+}
+
+/** What a priced operation costs, per payment method and quality tier. */
+export interface OperationPrice {
+  /** Per-call x402 price. */
+  x402: TierPrices
+  /** Debit from a live key's prepaid balance. */
+  account: TierPrices
+}
+
+/** The price of a quality tier (missing tiers charge fresh; spec: Endpoints). */
+export function priceFor(prices: TierPrices, quality: Quality): Micros {
+  return prices[quality] ?? prices.fresh
+}
 
 /** Operation ids (MCP tool names) that carry a price. */
 export const PRICED_OPERATION_IDS = [
@@ -90,7 +103,7 @@ export function effectiveQuality(prices: TierPrices, quality: Quality): Quality 
 }
 
 export interface DiscoveryRoute {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   path: string
 }
 
@@ -140,8 +153,6 @@ export function buildX402Discovery(input: X402DiscoveryInput) {
     schemes: ['exact'],
     currency: 'USDC',
     decimals: 6,
-    paymentHeaders: ['PAYMENT-SIGNATURE', 'X-PAYMENT'],
-    qualityHeader: 'X-Response-Quality',
     qualities: [...QUALITIES],
     defaultQuality: 'fresh' as Quality,
     maxTimeoutSeconds: input.config.maxTimeoutSeconds,

@@ -1,4 +1,3 @@
-import { encodeBase64Json } from './challenge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
 import type { VerifiedPayment } from './verification.ts'
 
@@ -47,22 +46,7 @@ export function buildPaymentResponse(result: SettleResult): PaymentResponse {
   }
 }
 
-/** `PAYMENT-RESPONSE` (and `X-PAYMENT-RESPONSE`) header value: base64 JSON of the settle response. */
-export function encodePaymentResponseHeader(result: SettleResult): string {
-  return encodeBase64Json(buildPaymentResponse(result))
-}
-
-/** The success headers the spec names (spec: x402 details), ready to set on the HTTP response. */
-export function paymentSuccessHeaders(
-  payment: VerifiedPayment,
-  result: SettleResult,
-): Record<string, string> {
-  const response = encodePaymentResponseHeader(result)
-  return {
-    'X-Payment-Verified': 'true',
-    'X-Payment-Amount': payment.amount.toString(),
-    ...(result.fallback ? { 'X-Payment-Fallback': 'true' } : {}),
-    'PAYMENT-RESPONSE': response,
-    'X-PAYMENT-RESPONSE': response,
-  }
+/** The SettleResponse of a settlement that did not happen (x402 facilitator `/settle` failure body). */
+export function failedSettleResponse(reason: PaymentErrorCode, payer = ''): PaymentResponse {
+  return { success: false, errorReason: reason, transaction: '', network: '', payer }
 }

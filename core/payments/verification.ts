@@ -1,9 +1,9 @@
 import type { Address, Hex } from 'viem'
 import type { Micros } from '../money.ts'
-import type { PaymentRequirement } from './challenge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
 import type { NetworkKind } from './networks.ts'
 import type { EvmAuthorizationWire } from './payment-payload.ts'
+import type { PaymentRequirement } from './requirements.ts'
 
 /** The x402 v2 standard fields of a requirement, as facilitators expect `paymentRequirements`. */
 export interface StandardRequirement {

@@ -1,9 +1,9 @@
 import { type Address, getAddress, type Hex, verifyTypedData } from 'viem'
-import type { PaymentRequirement } from './challenge.ts'
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 import { MAX_SIGNATURE_LIFETIME_SECONDS, type PaymentConfig } from './networks.ts'
 import type { NonceStore } from './nonce-store.ts'
 import { type DecodedPayment, ExactEvmPayloadSchema } from './payment-payload.ts'
+import type { PaymentRequirement } from './requirements.ts'
 import {
   authorizationToWire,
   type EvmAuthorization,

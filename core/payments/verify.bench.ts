@@ -2,10 +2,11 @@ import { generatePrivateKey } from 'viem/accounts'
 import { systemClock } from '../context.ts'
 import { usd } from '../money.ts'
 import { signAuthorization } from '../testing/chain/sign-authorization.ts'
-import { buildPaymentRequirements, encodeBase64Json } from './challenge.ts'
+import { encodeBase64Json } from './challenge.ts'
 import { BASE_SEPOLIA, createPaymentConfig } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createPaymentVerifier } from './payment-verifier.ts'
+import { buildPaymentRequirements } from './requirements.ts'
 import { toStandardRequirement } from './verification.ts'
 
 const count = Math.min(Number(process.argv[2] ?? 2000), 20_000)

@@ -1,4 +1,4 @@
-import type { SanctionsNameScreen } from '../scoring/ports.ts'
+import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { LoadedList, SanctionsService } from './sanctions-service.ts'
 
 /** `list_dates` of a screen result: list display name to the date of the version in use. */
@@ -7,7 +7,7 @@ export function listDates(lists: readonly LoadedList[]): Record<string, string> 
 }
 
 /**
- * The company checks' sanctions port (core/scoring/ports.ts) over the sanctions service, so
+ * The company checks' sanctions port (core/checks/sanctions-name-screen.ts) over the sanctions service, so
  * entity, risk, reputation and KYB checks screen names against the real lists. With no list
  * loaded the answer is `unavailable` / `sanctions_lists_not_loaded`, never clean.
  */

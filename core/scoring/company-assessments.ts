@@ -11,9 +11,16 @@ import type {
   ViesCheck,
 } from '../sources/index.ts'
 import { ibanCountry } from '../validate/index.ts'
-import type { RiskFactor, Severity, SourceAssessment, SourceRole } from './factors.ts'
+import type {
+  FactorName,
+  FactorSeverity,
+  RiskFactor,
+  Severity,
+  SourceAssessment,
+  SourceRole,
+} from './factors.ts'
 import { compareCompanyNames, type NameVerdict } from './name-match.ts'
-import type { SanctionsNameScreenResult } from './ports.ts'
+import type { SanctionsNameScreenResult } from './sanctions-name-result.ts'
 import { unavailableAssessment } from './trust-score.ts'
 
 /*
@@ -23,10 +30,11 @@ import { unavailableAssessment } from './trust-score.ts'
 
 const DAY_MS = 86_400_000
 
-function factor(
+/** One finding; only a name listed in FACTORS, with one of its severities, can be produced. */
+function factor<Name extends FactorName>(
   source: string,
-  name: string,
-  severity: Severity,
+  name: Name,
+  severity: FactorSeverity<Name>,
   weight: number,
   evidence: string,
 ): RiskFactor {
@@ -55,7 +63,7 @@ function assess<T>(
 export function notCheckedAssessment(
   source: string,
   role: SourceRole,
-  name: string,
+  name: FactorName,
   evidence: string,
 ): SourceAssessment {
   return {
@@ -69,7 +77,7 @@ export function notCheckedAssessment(
 function nameFactor(source: string, register: string, given: string, names: (string | null)[]): RiskFactor {
   const { verdict, best } = compareCompanyNames(given, names)
   const registered = best ?? names.find(Boolean) ?? 'no name'
-  const outcome: Record<NameVerdict, [string, Severity, number, string]> = {
+  const outcome: Record<NameVerdict, [FactorName, Severity, number, string]> = {
     match: ['register_name_match', 'info', 5, `${register} name "${registered}" matches "${given}"`],
     partial: [
       'register_name_partial_match',
@@ -476,7 +484,7 @@ export function assessWallet(address: string, chain: string, fetchedAt: string):
   }
 }
 
-const COUNTRY_SEVERITY: Record<CountryRisk['risk_level'], Severity> = {
+const COUNTRY_SEVERITY: { [Level in CountryRisk['risk_level']]: FactorSeverity<`country_risk_${Level}`> } = {
   low: 'info',
   medium: 'low',
   high: 'high',

@@ -58,3 +58,70 @@ export interface SourceAssessment {
   /** Set by the sanctions assessment when a list matched. */
   sanctions_match?: boolean
 }
+
+/**
+ * Every factor name the company assessments (company-assessments.ts) can produce, with the
+ * severities it is produced with. Their `factor` helper takes only a name listed here (and one
+ * of its severities), so no finding can be produced without being listed, and METHODOLOGY.md is
+ * checked against this list (methodology.test.ts) instead of against the source text. Not
+ * listed: the `<source>_unavailable` factor of a source that did not answer (named after the
+ * source, trust-score.ts `unavailableAssessment`).
+ */
+export const FACTORS = {
+  // Register (kvk, kbo)
+  registered_active: ['info'],
+  register_name_match: ['info'],
+  register_name_partial_match: ['low'],
+  register_name_mismatch: ['medium'],
+  recently_registered: ['low'],
+  registration_ended: ['high'],
+  not_in_register: ['high', 'medium'],
+  register_name_found: ['info'],
+  register_name_similar: ['low'],
+  register_not_checked: ['info'],
+  register_not_covered: ['info'],
+  // VAT (vies)
+  vat_valid: ['info'],
+  vat_name_match: ['info'],
+  vat_name_partial_match: ['low'],
+  vat_name_mismatch: ['medium'],
+  vat_country_mismatch: ['low'],
+  vat_invalid: ['high', 'medium'],
+  // Domain (rdap, dns, tls)
+  domain_established: ['info'],
+  domain_young: ['info'],
+  domain_registered: ['info'],
+  domain_newly_registered: ['medium'],
+  domain_expiring: ['low'],
+  domain_not_registered: ['high'],
+  domain_does_not_resolve: ['medium'],
+  mail_configured: ['info'],
+  no_mail_server: ['low'],
+  spf_present: ['info'],
+  spf_missing: ['info'],
+  dmarc_enforced: ['info'],
+  dmarc_not_enforced: ['info'],
+  dmarc_missing: ['low'],
+  tls_valid: ['info'],
+  tls_invalid: ['low'],
+  // IBAN (bank_codes), wallet (wallet_format)
+  iban_bank_identified: ['info'],
+  iban_bank_unknown: ['low'],
+  iban_structure_valid: ['info'],
+  iban_country_mismatch: ['low'],
+  wallet_format_valid: ['info'],
+  // Country risk (country_risk), one per risk level
+  country_risk_low: ['info'],
+  country_risk_medium: ['low'],
+  country_risk_high: ['high'],
+  country_risk_very_high: ['critical'],
+  // Sanctions (sanctions)
+  sanctions_clear: ['info'],
+  sanctions_possible_match: ['critical'],
+} as const satisfies Record<string, readonly Severity[]>
+
+/** A factor name the company assessments can produce. */
+export type FactorName = keyof typeof FACTORS
+
+/** The severities a factor is produced with. */
+export type FactorSeverity<Name extends FactorName> = (typeof FACTORS)[Name][number]

@@ -37,7 +37,7 @@ export {
   type NameVerdict,
   normaliseCompanyName,
 } from './name-match.ts'
-export type { SanctionsNameMatch, SanctionsNameScreen, SanctionsNameScreenResult } from './ports.ts'
+export type { SanctionsNameMatch, SanctionsNameScreenResult } from './sanctions-name-result.ts'
 export {
   CONFIDENCE_FLOOR,
   CONFIDENCE_LOSS_PER_WEEK,

@@ -18,13 +18,3 @@ export type SanctionsNameScreenResult =
       list_dates: Record<string, string>
     }
   | { status: 'unavailable'; reason: string }
-
-/**
- * The port company checks use to screen names against the OFAC SDN, EU and UN lists. The
- * sanctions engine (core/sanctions) implements it; company checks never import that engine, so
- * either side can change without the other. When no implementation is wired, the sanctions
- * finding is `unavailable` with reason `sanctions_lists_not_loaded`, never clean.
- */
-export interface SanctionsNameScreen {
-  screenName(name: string, country?: string): Promise<SanctionsNameScreenResult>
-}

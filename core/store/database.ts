@@ -15,6 +15,12 @@ export type Schema = typeof schema
 /** The drizzle database, whichever driver is underneath. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>
 
+/**
+ * A transaction handle: what a module that owns a table accepts when its write must commit
+ * together with another module's (e.g. a key credit with its settled ledger row).
+ */
+export type DbTransaction = Parameters<Parameters<Db['transaction']>[0]>[0]
+
 export interface Database {
   db: Db
   kind: 'pglite' | 'postgres'

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
-import { defineOperation } from '../operations/define.ts'
+import { type AnyOperation, defineOperation } from '../operations/define.ts'
+import { financialHealth } from '../operations/financial-health.ts'
+import { keysUsage } from '../operations/keys-usage.ts'
 import { PRICES } from '../payments/pricing.ts'
 
 /**
@@ -34,3 +36,6 @@ export const paidEcho = defineOperation({
     return { echo: input.text, payer }
   },
 })
+
+/** The registry of the payment tests: the priced test operation plus the free key routes. */
+export const paidRegistry: readonly AnyOperation[] = [paidEcho, keysUsage, financialHealth] as AnyOperation[]

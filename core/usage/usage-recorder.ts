@@ -1,12 +1,16 @@
-import type { PaidWith } from '../operations/charging.ts'
+import type { ServiceErrorCode } from '../errors.ts'
+import type { PaidWith } from '../payments/charge.ts'
 import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
 import { usageEvents } from '../store/schema.ts'
 
+/** How a call ended: `ok`, `payment_required` (402), or the failure's ServiceError code. */
+export type UsageOutcome = 'ok' | 'payment_required' | ServiceErrorCode
+
 export interface UsageEvent {
   keyId: string | null
   operation: string
-  httpStatus: number
+  outcome: UsageOutcome
   paidWith: PaidWith
   costMicros: bigint
   latencyMs: number

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Database } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
+import type { Database } from '../../store/database.ts'
+import { DATABASE_KINDS, openTestDatabase } from '../../testing/database.ts'
 import { createDbNonceStore } from './db-nonce-store.ts'
 
 describe.each(DATABASE_KINDS)('database nonce store on %s', (kind) => {

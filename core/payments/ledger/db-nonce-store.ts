@@ -1,8 +1,8 @@
 import { lte } from 'drizzle-orm'
-import type { Clock } from '../context.ts'
-import type { NonceStore } from '../payments/nonce-store.ts'
-import type { Db } from '../store/database.ts'
-import { paymentNonces } from '../store/schema.ts'
+import type { Clock } from '../../context.ts'
+import type { Db } from '../../store/database.ts'
+import { paymentNonces } from '../../store/schema.ts'
+import type { NonceStore } from '../nonce-store.ts'
 
 /**
  * The database NonceStore (spec: a nonce reused within 5 minutes is rejected as replay). One

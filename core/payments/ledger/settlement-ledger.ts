@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, inArray, lte, ne, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, ne, not, sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
-import type { Clock } from '../context.ts'
-import type { Micros } from '../money.ts'
-import { findPaymentNetwork, type PaymentConfig } from '../payments/networks.ts'
-import type { EvmAuthorizationWire } from '../payments/payment-payload.ts'
-import type { SettleResult } from '../payments/settlement.ts'
-import { authorizationToWire, type VerifiedPayment } from '../payments/verification.ts'
-import type { Db } from '../store/database.ts'
-import { serviceInstances, settlements } from '../store/schema.ts'
+import type { Clock } from '../../context.ts'
+import type { Micros } from '../../money.ts'
+import type { Db, DbTransaction } from '../../store/database.ts'
+import { serviceInstances, settlements } from '../../store/schema.ts'
+import { findPaymentNetwork, type PaymentConfig } from '../networks.ts'
+import type { EvmAuthorizationWire } from '../payment-payload.ts'
+import { KEY_UPGRADE_OPERATION_ID } from '../pricing.ts'
+import type { SettleResult } from '../settlement.ts'
+import { authorizationToWire, type VerifiedPayment } from '../verification.ts'
 
 export type SettlementPhase = 'reserved' | 'settling' | 'retrying'
 
@@ -177,6 +178,31 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
         lastError: null,
       }),
 
+    /**
+     * Marks a row SETTLED and runs `alongside` in the same transaction, so a write that depends
+     * on the money (a key top-up's credit) commits exactly when the row does.
+     */
+    async settledWith(id: string, result: SettleResult, alongside: (tx: DbTransaction) => Promise<void>) {
+      await db.transaction(async (tx) => {
+        const now = clock.now()
+        const rows = await tx
+          .update(settlements)
+          .set({
+            status: 'SETTLED',
+            phase: 'done',
+            transaction: result.transaction ?? null,
+            fallback: result.fallback ?? false,
+            settledAt: now,
+            updatedAt: now,
+            lastError: null,
+          })
+          .where(and(eq(settlements.id, id), eq(settlements.phase, 'settling')))
+          .returning({ id: settlements.id })
+        if (rows.length !== 1) throw new Error(`settlement ${id} changed under its caller`)
+        await alongside(tx)
+      })
+    },
+
     failed: (id: string, reason: string) =>
       update(id, ['settling', 'retrying', 'reserved'], {
         status: 'FAILED',
@@ -313,17 +339,25 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
       }
     },
 
-    /** Settled x402 revenue, platform-wide or for one key (upgrades are attributed to their key). */
-    async settledRevenue(keyId?: string): Promise<Micros> {
+    /**
+     * Settled per-call x402 revenue (key top-ups are deposits, not revenue) and how many distinct
+     * payers it came from, platform-wide or attributed to one key.
+     */
+    async callRevenue(keyId?: string): Promise<{ micros: Micros; payers: number }> {
       const [row] = await db
-        .select({ total: sql<string>`coalesce(sum(${settlements.amountMicros}), 0)` })
+        .select({
+          total: sql<string>`coalesce(sum(${settlements.amountMicros}), 0)`,
+          payers: sql<number>`count(distinct ${settlements.payer})`,
+        })
         .from(settlements)
         .where(
-          keyId === undefined
-            ? eq(settlements.status, 'SETTLED')
-            : and(eq(settlements.status, 'SETTLED'), eq(settlements.keyId, keyId)),
+          and(
+            eq(settlements.status, 'SETTLED'),
+            not(sql`${settlements.operation} like ${`${KEY_UPGRADE_OPERATION_ID}%`}`),
+            keyId === undefined ? undefined : eq(settlements.keyId, keyId),
+          ),
         )
-      return BigInt(row?.total ?? 0)
+      return { micros: BigInt(row?.total ?? 0), payers: Number(row?.payers ?? 0) }
     },
   }
 }

@@ -1,7 +1,7 @@
-import type { Clock } from '../context.ts'
-import type { OnChainSettler } from '../payments/onchain-settler.ts'
-import type { SettleResult, Settler } from '../payments/settlement.ts'
-import type { VerifiedPayment } from '../payments/verification.ts'
+import type { Clock } from '../../context.ts'
+import type { OnChainSettler } from '../onchain-settler.ts'
+import type { SettleResult, Settler } from '../settlement.ts'
+import type { VerifiedPayment } from '../verification.ts'
 import type { SettlementLedger } from './settlement-ledger.ts'
 
 export type SettleOutcome =

@@ -28,7 +28,8 @@ export const usageEvents = pgTable(
     id: bigserial('id', { mode: 'bigint' }).primaryKey(),
     keyId: text('key_id'),
     operation: text('operation').notNull(),
-    httpStatus: integer('http_status').notNull(),
+    /** ok, payment_required, or a ServiceError code (the HTTP adapter maps it to a status). */
+    outcome: text('outcome').notNull(),
     paidWith: text('paid_with').notNull(),
     costMicros: bigint('cost_micros', { mode: 'bigint' }).notNull().default(sql`0`),
     latencyMs: integer('latency_ms').notNull(),

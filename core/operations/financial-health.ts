@@ -1,0 +1,51 @@
+import { z } from 'zod'
+import { ServiceError } from '../errors.ts'
+import { financialHealth as readFinancialHealth } from '../payments/financial-health.ts'
+import { defineOperation } from './define.ts'
+import { keyCallerOf } from './operation-context.ts'
+
+export const FinancialHealthInput = z.object({}).strict()
+
+const operatorOnly = (field: z.ZodType) => field.optional().describe('Operator keys only')
+
+export const FinancialHealthResult = z
+  .object({
+    total_revenue_usdc: z
+      .number()
+      .min(0)
+      .describe('Revenue: platform-wide for the operator, else attributed to the calling key'),
+    agents_tracked: z.number().int().min(0).describe('Distinct x402 payers whose payments settled'),
+    frozen: z.boolean(),
+    treasury_balance_usdc: operatorOnly(z.number().min(0)),
+    treasury_balance_known: operatorOnly(z.boolean()),
+    pending_settlements: operatorOnly(z.number().int().min(0)),
+    exhausted_settlements: operatorOnly(z.number().int().min(0)),
+    failed_settlements: operatorOnly(z.number().int().min(0)),
+    uncollected_usdc: operatorOnly(z.number().min(0)),
+    settlement_configured: operatorOnly(z.boolean()),
+    solana_settlement_configured: operatorOnly(z.boolean()),
+    failed_settlement_queue_depth: operatorOnly(z.number().int().min(0)),
+  })
+  .strict()
+
+/**
+ * GET /v1/financial/health (spec: Resources, Financial health): settlement fields and the
+ * treasury only for the operator key. Free, key required.
+ */
+export const financialHealth = defineOperation({
+  id: 'financial_health',
+  http: { method: 'GET', path: '/v1/financial/health' },
+  summary: 'Revenue and settlement health',
+  description:
+    'Callers see the revenue attributed to their own key; the operator key also sees the treasury and the settlement ledger. Free; needs an API key.',
+  input: FinancialHealthInput,
+  output: FinancialHealthResult,
+  price: null,
+  access: { sandbox: 'run' },
+  run: async (_input, ctx) => {
+    const caller = keyCallerOf(ctx)
+    const deps = ctx.deps.financial
+    if (!deps) throw new ServiceError('unavailable', 'financial figures are not available on this server')
+    return readFinancialHealth(deps, caller)
+  },
+})

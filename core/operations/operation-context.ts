@@ -1,0 +1,55 @@
+import type { CheckStore } from '../checks/check-store.ts'
+import type { CompanyCheckDeps } from '../checks/company-check.ts'
+import type { CompanySources } from '../checks/company-sources.ts'
+import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
+import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
+import { ServiceError } from '../errors.ts'
+import type { ApiKeyService } from '../keys/api-keys.ts'
+import type { FinancialHealthDeps } from '../payments/financial-health.ts'
+import type { SanctionsService } from '../sanctions/sanctions-service.ts'
+
+/**
+ * Everything an operation may use, injected (CONVENTIONS 2). Each port is optional: an operation
+ * whose port is missing reports its source `unavailable` (never clean) or answers 503. The
+ * composition root in `server/` builds it once.
+ */
+export interface ServiceDeps {
+  /** Company registers, VIES and domain sources for entity, risk, reputation and KYB checks. */
+  companySources?: CompanySources
+  /** Name screening against the sanctions lists; absent: sanctions findings are unavailable. */
+  sanctions?: SanctionsNameScreen
+  /** The sanctions lists held in memory (screen by name, wallet address, registration); absent: not loaded. */
+  sanctionsLists?: SanctionsService
+  /** Stored company checks (history, cached tier); absent: nothing is stored. */
+  checks?: CheckStore
+  /** The key records (GET /v1/keys/usage). */
+  keys?: Pick<ApiKeyService, 'get'>
+  /** Revenue and settlement figures (GET /v1/financial/health). */
+  financial?: FinancialHealthDeps
+}
+
+/** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
+export interface OperationContext {
+  caller: Caller
+  quality: Quality
+  clock: Clock
+  requestId: string
+  deps: ServiceDeps
+  /**
+   * Keeps something this call produced (a stored check, a history row) once the call is paid
+   * for: the write runs after the payment settled and is dropped when it did not, so nothing an
+   * unpaid call produced is ever stored, served or reused.
+   */
+  afterPayment(write: () => Promise<void>): void
+}
+
+/** The ports of a company check (registers, VIES, domain, sanctions) from an operation's context. */
+export function companyCheckDeps(ctx: OperationContext): CompanyCheckDeps {
+  return { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock }
+}
+
+/** The calling key of a key-only operation (the pipeline already refused keyless calls of free operations). */
+export function keyCallerOf(ctx: OperationContext): KeyCaller {
+  if (ctx.caller.kind !== 'key') throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
+  return ctx.caller
+}

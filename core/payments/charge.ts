@@ -1,0 +1,113 @@
+import type { Caller, KeyCaller, Quality } from '../context.ts'
+import type { ApiKeyService } from '../keys/api-keys.ts'
+import type { Micros } from '../money.ts'
+import { type OperationPrice, priceFor } from './pricing.ts'
+import type { PaymentResponse } from './settlement.ts'
+
+export type PaidWith = 'account' | 'x402' | 'sandbox' | 'free' | 'operator'
+
+/** What is being paid for: everything the gate needs to know about one call, and nothing else. */
+export interface ChargeRequest {
+  /** The operation id (MCP tool name), recorded on ledger rows. */
+  operationId: string
+  /** What the challenge tells the payer this buys. */
+  description: string
+  /** null: a free operation that still needs an API key. */
+  price: OperationPrice | null
+  caller: Caller
+  quality: Quality
+  /** Raw PAYMENT-SIGNATURE / X-PAYMENT value, or the MCP `_meta["x402/payment"]` object. */
+  payment?: unknown
+  /** Absolute URL of the resource, for x402 challenges. */
+  resourceUrl: string
+  /** Number of billable units (leads per lead); 1 otherwise. */
+  units?: number
+}
+
+/** How an x402 payment ended for the caller: settled now, or verified and held for the retry worker. */
+export interface SettlementReceipt {
+  state: 'settled' | 'pending'
+  /** Authorized amount in micro-USDC. */
+  amount: Micros
+  /** True when the circuit-breaker fallback settled it, or settlement was deferred. */
+  fallback: boolean
+  /** The x402 SettleResponse the client sees. */
+  response: PaymentResponse
+}
+
+/**
+ * What a completed call cost, as data (DESIGN: core returns data): the HTTP adapter renders it as
+ * X-Charged-Amount / X-Payment-* / PAYMENT-RESPONSE headers, the MCP adapter as `_meta`.
+ */
+export interface Receipt {
+  paidWith: PaidWith
+  amount: Micros
+  /** Key balance after an account debit. */
+  balanceRemaining?: Micros
+  /** x402 payments only. */
+  settlement?: SettlementReceipt
+}
+
+/** One open charge: completed after the operation succeeded, cancelled when it failed. */
+export interface Charge {
+  paidWith: PaidWith
+  amount: Micros
+  /** The caller the operation runs as (an x402 payer once a payment verified). */
+  caller: Caller
+  /** After success: settle and say what was paid. Throws PaymentRequiredError when settlement fails (output withheld). */
+  complete(): Promise<Receipt>
+  /** After failure: nothing is charged (refund a debit, release a payment). */
+  cancel(): Promise<void>
+}
+
+/** The one charging path shared by REST and MCP (DESIGN: The spine). */
+export interface PaymentGate {
+  open(request: ChargeRequest): Promise<Charge>
+}
+
+/** A charge that costs nothing (sandbox mocks, free operations, the operator). */
+export function freeCharge(caller: Caller, paidWith: PaidWith): Charge {
+  return {
+    paidWith,
+    amount: 0n,
+    caller,
+    complete: async () => ({ paidWith, amount: 0n }),
+    cancel: async () => {},
+  }
+}
+
+/** The amount a request costs for one payment method (price per unit times units). */
+export function chargeAmount(request: ChargeRequest, method: keyof OperationPrice): Micros | undefined {
+  if (!request.price) return undefined
+  return priceFor(request.price[method], request.quality) * BigInt(request.units ?? 1)
+}
+
+/**
+ * Debits a live key's prepaid balance at the account price, atomically, before the operation
+ * runs, and refunds it if the operation fails. Returns null when the balance does not cover it.
+ */
+export async function openAccountCharge(
+  keys: Pick<ApiKeyService, 'debit' | 'refund'>,
+  request: ChargeRequest & { caller: KeyCaller },
+): Promise<Charge | null> {
+  const { caller } = request
+  const amount = chargeAmount(request, 'account')
+  if (amount === undefined) return freeCharge(caller, 'free')
+  const debit = await keys.debit(caller.keyId, amount)
+  if (!debit.ok) return null
+  let settled = false
+  return {
+    paidWith: 'account',
+    amount,
+    caller,
+    complete: async () => {
+      settled = true
+      return { paidWith: 'account', amount, balanceRemaining: debit.balance }
+    },
+    cancel: async () => {
+      if (settled) return
+      settled = true
+      await keys.refund(caller.keyId, amount)
+    },
+  }
+}

@@ -1,0 +1,28 @@
+import {
+  createFacilitatorSettler,
+  createFallbackSettler,
+  type FacilitatorClient,
+} from './facilitator-client.ts'
+import type { OnChainSettler } from './onchain-settler.ts'
+import type { Settler } from './settlement.ts'
+
+/**
+ * Which settler x402 payments use: the facilitator with on-chain settlement as its
+ * circuit-breaker fallback when both are configured, else whichever one is. Throws when x402 is
+ * on but nothing can settle, so a misconfigured server stops at start-up instead of serving
+ * calls it can never be paid for.
+ */
+export function chooseSettler(options: {
+  facilitator?: FacilitatorClient
+  onChain?: OnChainSettler
+}): Settler {
+  const { facilitator, onChain } = options
+  if (facilitator && onChain) {
+    return createFallbackSettler({ primary: createFacilitatorSettler(facilitator), fallback: onChain })
+  }
+  if (facilitator) return createFacilitatorSettler(facilitator)
+  if (onChain) return onChain
+  throw new Error(
+    'x402 is on (X402_PAY_TO) but nothing can settle: set X402_FACILITATOR_URL, or SETTLEMENT_PRIVATE_KEY with BASE_RPC_URL',
+  )
+}

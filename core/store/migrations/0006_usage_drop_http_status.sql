@@ -1,0 +1,1 @@
+ALTER TABLE "usage_events" DROP COLUMN "http_status";

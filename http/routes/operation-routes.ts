@@ -1,0 +1,58 @@
+import type { Context } from 'hono'
+import { Hono } from 'hono'
+import {
+  type AnyOperation,
+  type InvocationRequest,
+  invokeOperation,
+  type OperationRuntime,
+} from '../../core/operations/index.ts'
+import type { AppEnv } from '../env.ts'
+import { receiptHeaders } from '../payment-headers.ts'
+import { paymentHeader, readJsonBody } from '../request.ts'
+
+/** A registry path (`/v1/reports/{report_id}`) as a Hono route path (`/v1/reports/:report_id`). */
+export function routePath(path: string): string {
+  return path.replace(/\{([a-z_][a-z0-9_]*)\}/g, ':$1')
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The operation's input from a request: the query string (GET, DELETE; empty values dropped) or
+ * the JSON body (POST), with the path parameters on top, so the one input schema validates it all
+ * and a 422 names the query or path parameter as sent.
+ */
+async function inputOf(c: Context<AppEnv>, operation: AnyOperation): Promise<unknown> {
+  const params = c.req.param() as Record<string, string>
+  if (operation.http.method !== 'POST') {
+    const query = Object.fromEntries(Object.entries(c.req.query()).filter(([, value]) => value !== ''))
+    return { ...query, ...params }
+  }
+  if (operation.http.noBody) return params
+  const body = await readJsonBody(c)
+  return isPlainObject(body) && Object.keys(params).length > 0 ? { ...body, ...params } : body
+}
+
+/** Every registry operation as a REST route, all through the one pipeline (core/operations/invoke.ts). */
+export function operationRoutes(runtime: OperationRuntime, operations: readonly AnyOperation[]) {
+  const app = new Hono<AppEnv>()
+  for (const operation of operations) {
+    app.on(operation.http.method, routePath(operation.http.path), async (c) => {
+      const request: InvocationRequest = {
+        apiKey: c.req.header('x-api-key'),
+        input: await inputOf(c, operation),
+        quality: c.req.header('x-response-quality'),
+        qualityField: 'X-Response-Quality',
+        payment: paymentHeader(c),
+        resourceUrl: c.req.url,
+        requestId: c.get('requestId'),
+      }
+      const result = await invokeOperation(runtime, operation, request)
+      for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
+      if (result.status === 204) return c.body(null, 204)
+      return c.json(result.output as object, result.status)
+    })
+  }
+  return app
+}

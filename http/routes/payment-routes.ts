@@ -1,0 +1,55 @@
+import { Hono } from 'hono'
+import type { ApiKeyService } from '../../core/keys/index.ts'
+import { keyUsageView } from '../../core/keys/index.ts'
+import { type AnyOperation, x402DiscoveryOf } from '../../core/operations/index.ts'
+import { settleFacilitatorRequest, verifyFacilitatorRequest } from '../../core/payments/facilitator-routes.ts'
+import { purchaseKeyUpgrade } from '../../core/payments/key-upgrade.ts'
+import type { X402Payments } from '../../core/payments/payment-gate.ts'
+import { failedSettleResponse } from '../../core/payments/settlement.ts'
+import type { AppEnv } from '../env.ts'
+import { settlementHeaders } from '../payment-headers.ts'
+import { paymentHeader, readJsonBody } from '../request.ts'
+
+export interface PaymentRoutesOptions {
+  keys: ApiKeyService
+  x402?: X402Payments
+  operations: readonly AnyOperation[]
+  publicBaseUrl: string
+}
+
+/** How a client sends payments and picks a tier over HTTP (added to the discovery document). */
+const HTTP_PAYMENT_FIELDS = {
+  paymentHeaders: ['PAYMENT-SIGNATURE', 'X-PAYMENT'],
+  qualityHeader: 'X-Response-Quality',
+}
+
+/**
+ * Payment routes: the public x402 discovery document, the service's own facilitator routes
+ * (HTTP only) and key top-ups paid with x402.
+ */
+export function paymentRoutes(options: PaymentRoutesOptions) {
+  const { x402, keys } = options
+  return new Hono<AppEnv>()
+    .get('/.well-known/x402.json', (c) => {
+      if (!x402) return c.json({ x402Version: 2, enabled: false, note: 'x402 payments are not configured' })
+      const discovery = x402DiscoveryOf(options.operations, x402.config, options.publicBaseUrl)
+      return c.json({ ...discovery, ...HTTP_PAYMENT_FIELDS })
+    })
+    .post('/x402/verify', async (c) => {
+      if (!x402) return c.json({ isValid: false, invalidReason: 'unsupported_network' }, 400)
+      return c.json(await verifyFacilitatorRequest(x402, await readJsonBody(c)))
+    })
+    .post('/x402/settle', async (c) => {
+      if (!x402) return c.json(failedSettleResponse('unsupported_network'), 400)
+      return c.json(await settleFacilitatorRequest(x402, await readJsonBody(c)))
+    })
+    .post('/v1/keys/upgrade/:tier', async (c) => {
+      const caller = await keys.authenticate(c.req.header('x-api-key'))
+      const result = await purchaseKeyUpgrade(
+        { keys, x402 },
+        { caller, tier: c.req.param('tier'), payment: paymentHeader(c), resourceUrl: c.req.url },
+      )
+      for (const [name, value] of Object.entries(settlementHeaders(result.settlement))) c.header(name, value)
+      return c.json({ ...keyUsageView(result.record), credited_micros: Number(result.credited) })
+    })
+}
