@@ -39,6 +39,8 @@ export interface ServiceOverrides {
   /** An already open database (tests). */
   database?: Database
   log?: (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
+  /** Check every answer against its operation's output schema (tests). */
+  checkOutputs?: boolean
   /** Another operation registry (tests of the payment path with their own operations). */
   operations?: readonly AnyOperation[]
 }
@@ -92,6 +94,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
+    checkOutputs: overrides.checkOutputs,
     onWriteError: (error: unknown, operationId: string) =>
       log('error', 'the result of a paid call was not stored', { operationId, error: String(error) }),
   }

@@ -35,6 +35,11 @@ export interface OperationRuntime {
   usage: UsageRecorder
   deps: ServiceDeps
   clock: Clock
+  /**
+   * Tests: every answer is checked against the operation's output schema before it is delivered
+   * (an operation whose output does not match its schema fails its test with a 500).
+   */
+  checkOutputs?: boolean
   /** A write kept after payment failed: the paid answer is still delivered, the failure logged. */
   onWriteError?: (error: unknown, operationId: string) => void
 }
@@ -88,6 +93,16 @@ async function keepWrites(
   }
 }
 
+/** The output, checked against the operation's schema when the runtime asks for it (tests). */
+function checkedOutput(runtime: OperationRuntime, operation: AnyOperation, output: unknown): unknown {
+  if (!runtime.checkOutputs) return output
+  const parsed = operation.output.safeParse(output)
+  if (!parsed.success) {
+    throw new Error(`operation ${operation.id}: output does not match its schema: ${parsed.error.message}`)
+  }
+  return output
+}
+
 /**
  * The one path every operation call takes, whatever the transport:
  * authenticate -> validate -> access -> charge -> run -> settle (or refund) -> keep what the call
@@ -113,9 +128,10 @@ export async function invokeOperation(
     const status = operation.http.status ?? 200
     if (checkAccess(operation, caller) === 'mock' && operation.mock) {
       charge = freeCharge(caller, 'sandbox')
+      const output = checkedOutput(runtime, operation, operation.mock(input))
       receipt = await charge.complete()
       outcome = 'ok'
-      return { output: operation.mock(input), status, receipt }
+      return { output, status, receipt }
     }
     charge = await runtime.payments.open({
       operationId: operation.id,
@@ -138,7 +154,7 @@ export async function invokeOperation(
     }
     let output: unknown
     try {
-      output = await operation.run(input, ctx)
+      output = checkedOutput(runtime, operation, await operation.run(input, ctx))
     } catch (error) {
       await charge.cancel()
       throw error

@@ -1,7 +1,7 @@
 // Test-only: the company-check sources wired to the fake upstreams, and a fake sanctions screen.
 import type { CompanySources } from '../checks/index.ts'
-import type { Clock } from '../context.ts'
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
+import type { Clock } from '../context.ts'
 import type { SanctionsNameMatch, SanctionsNameScreenResult } from '../scoring/index.ts'
 import { normaliseCompanyName } from '../scoring/index.ts'
 import {

@@ -13,5 +13,5 @@ export async function createTestService(
 ): Promise<Service> {
   const database = await openTestDatabase(kind)
   const parsed = ConfigSchema.parse({ ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: '0', ...config })
-  return createService(parsed, { database, log: () => {}, ...overrides })
+  return createService(parsed, { database, log: () => {}, checkOutputs: true, ...overrides })
 }

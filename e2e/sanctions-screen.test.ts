@@ -1,10 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Service } from '../../server/compose.ts'
-import { usd } from '../money.ts'
-import { PRICES } from '../payments/pricing.ts'
-import { nameKeys } from '../sanctions/name-normaliser.ts'
+import { usd } from '../core/money.ts'
+import { PRICES } from '../core/payments/pricing.ts'
+import { nameKeys } from '../core/sanctions/name-normaliser.ts'
 import {
   EU_LEGACY_FILE,
   rawEuLegacyEntities,
@@ -12,8 +11,9 @@ import {
   readShared,
   sanctionsDataPath,
   UN_FILES,
-} from '../testing/sanctions/shared-data.ts'
-import { createTestService, listen } from '../testing/service.ts'
+} from '../core/testing/sanctions/shared-data.ts'
+import { createTestService, listen } from '../core/testing/service.ts'
+import type { Service } from '../server/compose.ts'
 
 const ACCOUNT_PRICE = PRICES.sanctions_screen.account.fresh
 const X402_PRICE = PRICES.sanctions_screen.x402.fresh

@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Service } from '../../server/compose.ts'
-import { usd } from '../money.ts'
-import { type CompanyFakes, startCompanyFakes } from '../testing/company-fakes.ts'
-import { createManualClock, type ManualClock } from '../testing/fakes/index.ts'
-import { createTestService, listen } from '../testing/service.ts'
+import { usd } from '../core/money.ts'
+import { type CompanyFakes, startCompanyFakes } from '../core/testing/company-fakes.ts'
+import { createManualClock, type ManualClock } from '../core/testing/fakes/index.ts'
+import { createTestService, listen } from '../core/testing/service.ts'
+import type { Service } from '../server/compose.ts'
 
 // Real NL and BE examples: KVK test company 68750110 (Test BV Donald) with the VAT number made
 // from its RSIN, the Belgian enterprise Veneco (0200.065.765, BE0200065765), ABN AMRO and
