@@ -128,14 +128,24 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
     id: string,
     from: SettlementPhase[],
     values: { [K in keyof typeof settlements.$inferInsert]?: unknown },
+    executor: Db | DbTransaction = db,
   ): Promise<boolean> {
-    const rows = await db
+    const rows = await executor
       .update(settlements)
       .set({ ...(values as Partial<typeof settlements.$inferInsert>), updatedAt: clock.now() })
       .where(and(eq(settlements.id, id), eq(settlements.status, 'PENDING'), inArray(settlements.phase, from)))
       .returning({ id: settlements.id })
     return rows.length === 1
   }
+
+  const settledValues = (result: SettleResult) => ({
+    status: 'SETTLED',
+    phase: 'done',
+    transaction: result.transaction ?? null,
+    fallback: result.fallback ?? false,
+    settledAt: clock.now(),
+    lastError: null,
+  })
 
   return {
     maxAttempts,
@@ -168,15 +178,7 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
     beginAttempt: (id: string, from: SettlementPhase[]) =>
       update(id, from, { phase: 'settling', attempts: sql`${settlements.attempts} + 1` }),
 
-    settled: (id: string, result: SettleResult) =>
-      update(id, ['settling'], {
-        status: 'SETTLED',
-        phase: 'done',
-        transaction: result.transaction ?? null,
-        fallback: result.fallback ?? false,
-        settledAt: clock.now(),
-        lastError: null,
-      }),
+    settled: (id: string, result: SettleResult) => update(id, ['settling'], settledValues(result)),
 
     /**
      * Marks a row SETTLED and runs `alongside` in the same transaction, so a write that depends
@@ -184,21 +186,9 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
      */
     async settledWith(id: string, result: SettleResult, alongside: (tx: DbTransaction) => Promise<void>) {
       await db.transaction(async (tx) => {
-        const now = clock.now()
-        const rows = await tx
-          .update(settlements)
-          .set({
-            status: 'SETTLED',
-            phase: 'done',
-            transaction: result.transaction ?? null,
-            fallback: result.fallback ?? false,
-            settledAt: now,
-            updatedAt: now,
-            lastError: null,
-          })
-          .where(and(eq(settlements.id, id), eq(settlements.phase, 'settling')))
-          .returning({ id: settlements.id })
-        if (rows.length !== 1) throw new Error(`settlement ${id} changed under its caller`)
+        if (!(await update(id, ['settling'], settledValues(result), tx))) {
+          throw new Error(`settlement ${id} changed under its caller`)
+        }
         await alongside(tx)
       })
     },
