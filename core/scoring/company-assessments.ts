@@ -11,15 +11,8 @@ import type {
   ViesCheck,
 } from '../sources/index.ts'
 import { ibanCountry } from '../validate/index.ts'
-import type {
-  FactorName,
-  FactorSeverity,
-  RiskFactor,
-  Severity,
-  SourceAssessment,
-  SourceRole,
-} from './factors.ts'
-import { compareCompanyNames, type NameVerdict } from './name-match.ts'
+import type { FactorName, FactorSeverity, RiskFactor, SourceAssessment, SourceRole } from './factors.ts'
+import { compareCompanyNames } from './name-match.ts'
 import type { SanctionsNameScreenResult } from './sanctions-name-result.ts'
 import { unavailableAssessment } from './trust-score.ts'
 
@@ -77,23 +70,32 @@ export function notCheckedAssessment(
 function nameFactor(source: string, register: string, given: string, names: (string | null)[]): RiskFactor {
   const { verdict, best } = compareCompanyNames(given, names)
   const registered = best ?? names.find(Boolean) ?? 'no name'
-  const outcome: Record<NameVerdict, [FactorName, Severity, number, string]> = {
-    match: ['register_name_match', 'info', 5, `${register} name "${registered}" matches "${given}"`],
-    partial: [
-      'register_name_partial_match',
-      'low',
-      0,
-      `${register} name "${registered}" only partly matches "${given}"`,
-    ],
-    mismatch: [
-      'register_name_mismatch',
-      'medium',
-      -15,
-      `the number belongs to "${registered}" in ${register}, not to "${given}"`,
-    ],
+  switch (verdict) {
+    case 'match':
+      return factor(
+        source,
+        'register_name_match',
+        'info',
+        5,
+        `${register} name "${registered}" matches "${given}"`,
+      )
+    case 'partial':
+      return factor(
+        source,
+        'register_name_partial_match',
+        'low',
+        0,
+        `${register} name "${registered}" only partly matches "${given}"`,
+      )
+    case 'mismatch':
+      return factor(
+        source,
+        'register_name_mismatch',
+        'medium',
+        -15,
+        `the number belongs to "${registered}" in ${register}, not to "${given}"`,
+      )
   }
-  const [name, severity, weight, evidence] = outcome[verdict]
-  return factor(source, name, severity, weight, evidence)
 }
 
 function recentFactor(source: string, since: string | null, now: Date): RiskFactor[] {

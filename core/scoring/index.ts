@@ -21,6 +21,9 @@ export {
   SANCTIONS_UNAVAILABLE_RISK,
 } from './entity-risk.ts'
 export {
+  FACTORS,
+  type FactorName,
+  type FactorSeverity,
   type FactorStatus,
   type RiskFactor,
   SEVERITIES,
@@ -37,7 +40,6 @@ export {
   type NameVerdict,
   normaliseCompanyName,
 } from './name-match.ts'
-export type { SanctionsNameMatch, SanctionsNameScreenResult } from './sanctions-name-result.ts'
 export {
   CONFIDENCE_FLOOR,
   CONFIDENCE_LOSS_PER_WEEK,
@@ -49,6 +51,7 @@ export {
   reputationOf,
   type Trend,
 } from './reputation.ts'
+export type { SanctionsNameMatch, SanctionsNameScreenResult } from './sanctions-name-result.ts'
 export {
   BASE_TRUST_SCORE,
   CLUSTERS,

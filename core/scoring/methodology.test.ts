@@ -1,23 +1,38 @@
-import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
+import { FACTORS } from './factors.ts'
 import { readMethodology } from './methodology.ts'
 import { DECAY_POINTS_PER_WEEK } from './reputation.ts'
 import { BASE_TRUST_SCORE, CLUSTERS, RECOMMENDATIONS, UNAVAILABLE_PENALTY } from './trust-score.ts'
 
+/** METHODOLOGY.md names the country risk factor by level and severity ("very_high -> critical"). */
+const COUNTRY_RISK_FACTOR = /^country_risk_([a-z_]+)$/
+
 describe('METHODOLOGY.md', () => {
   it('documents every factor the company assessments can produce', async () => {
-    const [doc, code] = await Promise.all([
-      readMethodology(),
-      readFile(new URL('./company-assessments.ts', import.meta.url), 'utf8'),
-    ])
-    const produced = new Set(
-      [
-        ...code.matchAll(/factor\(\s*'[a-z_]+',\s*'([a-z_]+)'/g),
-        ...code.matchAll(/\['([a-z_]+)', '(?:info|low|medium)'/g),
-      ].map((m) => m[1] as string),
-    )
-    expect(produced.size).toBeGreaterThan(20)
-    for (const name of produced) expect(doc, name).toContain(`\`${name}\``)
+    const doc = await readMethodology()
+    const produced = Object.entries(FACTORS)
+    expect(produced.length).toBeGreaterThan(20)
+    for (const [name, severities] of produced) {
+      const level = COUNTRY_RISK_FACTOR.exec(name)?.[1]
+      if (level) expect(doc, name).toContain(`${level} -> ${severities[0]}`)
+      else expect(doc, name).toContain(`\`${name}\``)
+    }
+  })
+
+  it('gives every factor the severities it is produced with', async () => {
+    const rows = (await readMethodology()).split('\n').filter((line) => line.startsWith('|'))
+    for (const [name, severities] of Object.entries(FACTORS)) {
+      if (COUNTRY_RISK_FACTOR.test(name)) continue
+      const severityCells = rows
+        .filter((row) => row.includes(`\`${name}\``))
+        .map((row) => row.split('|').at(-2) ?? '')
+      for (const severity of severities) {
+        expect(
+          severityCells.some((cell) => new RegExp(`\\b${severity}\\b`).test(cell)),
+          `${name}: ${severity}`,
+        ).toBe(true)
+      }
+    }
   })
 
   it('states the base score, every cluster, recommendation, penalty and decay rate', async () => {
