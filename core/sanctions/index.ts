@@ -11,6 +11,12 @@ export {
 } from './list-diff.ts'
 export { isListParseError, ListParseError } from './list-parse-error.ts'
 export {
+  createListRefresher,
+  DEFAULT_REFRESH_INTERVAL_MS,
+  type ListRefresher,
+  type ListRefresherOptions,
+} from './list-refresher.ts'
+export {
   bz2Decompress,
   detectListFormat,
   isBz2,
@@ -78,6 +84,13 @@ export {
   type SanctionsService,
   type SanctionsServiceOptions,
 } from './sanctions-service.ts'
+export {
+  createScreeningIndex,
+  type HeldList,
+  type RefreshAttempt,
+  type ScreeningIndex,
+  type ScreeningIndexOptions,
+} from './screening-index.ts'
 export {
   type AliasKind,
   AliasKindSchema,

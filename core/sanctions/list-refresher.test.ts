@@ -1,0 +1,76 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createDatabase, type Database } from '../store/database.ts'
+import { createManualClock } from '../testing/fakes/index.ts'
+import { createListRefresher, type ListRefresher } from './list-refresher.ts'
+import { createSanctionsListStore } from './list-store.ts'
+import { createScreeningIndex, type ScreeningIndex } from './screening-index.ts'
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures')
+const UN_FILE = path.join(fixtures, 'un-handmade.xml')
+const HOUR = 3_600_000
+
+describe('list refresher (pglite)', () => {
+  let database: Database
+  const clock = createManualClock('2026-03-01T06:00:00.000Z')
+  const refreshers: ListRefresher[] = []
+
+  function create(): { lists: ScreeningIndex; refresher: ListRefresher } {
+    const lists = createScreeningIndex({ clock, staleAfterMs: 36 * HOUR })
+    const refresher = createListRefresher(lists, {
+      store: createSanctionsListStore(database.db, clock),
+      clock,
+      sources: { un: UN_FILE, eu: '  ' },
+    })
+    refreshers.push(refresher)
+    return { lists, refresher }
+  }
+
+  beforeEach(async () => {
+    database = await createDatabase()
+  })
+  afterEach(async () => {
+    for (const refresher of refreshers.splice(0)) await refresher.stop()
+    await database.close()
+  })
+
+  it('reads a due list, then reports it not due within the interval; lists without a source are not configured', async () => {
+    const { lists, refresher } = create()
+    expect(refresher.configured('un')).toBe(true)
+    expect(refresher.configured('eu')).toBe(false)
+    const first = await refresher.refresh()
+    expect(first.ran).toBe(true)
+    expect(first.lists.map((list) => [list.list_key, list.status])).toEqual([
+      ['un', 'updated'],
+      ['ofac_sdn', 'not_configured'],
+      ['eu', 'not_configured'],
+    ])
+    expect(lists.ready()).toBe(true)
+    expect(lists.lastAttempt('un')).toEqual({ at: clock.now(), error: null })
+
+    clock.advance(HOUR)
+    const second = await refresher.refresh({ lists: ['un'] })
+    expect(second.lists).toEqual([
+      expect.objectContaining({ list_key: 'un', status: 'not_due', version_id: first.lists[0]?.version_id }),
+    ])
+  })
+
+  it('hands versions another process stored to its index, once', async () => {
+    const writer = create()
+    const reader = create()
+    await writer.refresher.refresh()
+    expect(reader.lists.ready()).toBe(false)
+    expect(await reader.refresher.reloadFromStore()).toBe(true)
+    expect(reader.lists.loadedLists().map((list) => list.version_id)).toEqual(
+      writer.lists.loadedLists().map((list) => list.version_id),
+    )
+    expect(await reader.refresher.reloadFromStore()).toBe(false)
+  })
+
+  it('runs no pass once stopped', async () => {
+    const { refresher } = create()
+    await refresher.stop()
+    expect(await refresher.refresh({ force: true })).toEqual({ ran: false, skipped: 'stopped', lists: [] })
+  })
+})
