@@ -5,6 +5,7 @@ import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
 import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
 import type { AppEnv } from './env.ts'
+import { mcpGuard } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
 import { problemResponse, sendProblem, toProblem } from './problem.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
@@ -20,6 +21,8 @@ export interface AppOptions {
   health: HealthProbe
   /** Handles /mcp (Streamable HTTP); given the request and the caller's X-API-Key. */
   mcp?: (request: Request, apiKey: string | undefined) => Promise<Response>
+  /** Browser origins allowed on /mcp (besides loopback); others get 403. */
+  mcpAllowedOrigins?: readonly string[]
   /** Largest accepted request body (bytes); larger gets 413. */
   maxBodyBytes?: number
   /** Called with unexpected errors (never sent to the client). */
@@ -71,6 +74,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   if (options.mcp) {
     const handleMcp = options.mcp
+    app.use('/mcp', mcpGuard({ allowedOrigins: options.mcpAllowedOrigins ?? [] }))
     app.all('/mcp', (c) => handleMcp(c.req.raw, c.req.header('x-api-key')))
   }
 

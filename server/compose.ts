@@ -113,6 +113,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     maxBodyBytes: config.MAX_BODY_BYTES,
     onError,
     mcp: createMcpHttpHandler(mcp),
+    mcpAllowedOrigins: [
+      resourceBase,
+      ...(config.MCP_ALLOWED_ORIGINS ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    ],
     routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
   })
   return {

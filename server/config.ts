@@ -27,6 +27,8 @@ export const ConfigSchema = z.object({
     .positive()
     .default(256 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Browser origins allowed to call /mcp besides PUBLIC_BASE_URL's and loopback (comma-separated).
+  MCP_ALLOWED_ORIGINS: optionalString,
   // Company sources (entity, risk, reputation, KYB checks).
   KVK_API_URL: z.url().default('https://api.kvk.nl'),
   KVK_API_KEY: optionalString,
