@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest'
+import type { Caller, Quality } from '../context.ts'
+import { PaymentRequiredError } from '../errors.ts'
+import { usd } from '../money.ts'
+import { createManualClock } from '../testing/fakes/index.ts'
+import type { ChargeRequest } from './charge.ts'
+import { BASE_SEPOLIA, createPaymentConfig } from './networks.ts'
+import { createPaymentGate, type X402Payments } from './payment-gate.ts'
+import type { OperationPrice } from './pricing.ts'
+
+const KEY: Caller = { kind: 'key', keyId: 'k1', tier: 'free', mode: 'live', role: 'customer' }
+const PRICE: OperationPrice = {
+  x402: { cached: usd('0.11'), fresh: usd('0.20') },
+  account: { cached: usd('0.11'), fresh: usd('0.58'), enhanced: usd('1.05') },
+}
+
+function fakeKeys(balance: bigint) {
+  const refunds: bigint[] = []
+  return {
+    refunds,
+    get balance() {
+      return balance
+    },
+    keys: {
+      async debit(_keyId: string, amount: bigint) {
+        if (balance < amount) return { ok: false as const }
+        balance -= amount
+        return { ok: true as const, balance }
+      },
+      async refund(_keyId: string, amount: bigint) {
+        refunds.push(amount)
+        balance += amount
+      },
+    },
+  }
+}
+
+const x402 = {
+  config: createPaymentConfig({
+    networks: [BASE_SEPOLIA],
+    evmPayTo: '0x1111111111111111111111111111111111111111',
+  }),
+} as unknown as X402Payments
+
+const request = (
+  caller: Caller,
+  quality: Quality = 'fresh',
+  overrides: Partial<ChargeRequest> = {},
+): ChargeRequest => ({
+  operationId: 'entity_check',
+  description: 'Entity check',
+  price: PRICE,
+  caller,
+  quality,
+  resourceUrl: 'http://x/v1/entity/check',
+  ...overrides,
+})
+
+describe('payment gate (unit, fake keys)', () => {
+  const clock = createManualClock(new Date('2026-11-24T00:00:00Z'))
+
+  it('debits a live key at the account price times units and reports the balance left', async () => {
+    const wallet = fakeKeys(usd('5'))
+    const gate = createPaymentGate({ keys: wallet.keys as never, clock })
+    const charge = await gate.open(request(KEY, 'enhanced', { units: 2 }))
+    expect(charge.amount).toBe(usd('2.10'))
+    expect(await charge.complete()).toEqual({
+      paidWith: 'account',
+      amount: usd('2.10'),
+      balanceRemaining: usd('2.90'),
+    })
+    await charge.cancel()
+    expect(wallet.refunds).toEqual([])
+  })
+
+  it('refunds a cancelled debit exactly once', async () => {
+    const wallet = fakeKeys(usd('1'))
+    const gate = createPaymentGate({ keys: wallet.keys as never, clock })
+    const charge = await gate.open(request(KEY))
+    await charge.cancel()
+    await charge.cancel()
+    expect(wallet.refunds).toEqual([usd('0.58')])
+    expect(wallet.balance).toBe(usd('1'))
+  })
+
+  it('charges the fresh price for a tier the operation does not have', async () => {
+    const wallet = fakeKeys(usd('1'))
+    const gate = createPaymentGate({ keys: wallet.keys as never, clock })
+    const charge = await gate.open(
+      request(KEY, 'cached', { price: { ...PRICE, account: { fresh: usd('0.58') } } }),
+    )
+    expect(charge.amount).toBe(usd('0.58'))
+  })
+
+  it('challenges a key whose balance does not cover the call with insufficient_balance at the x402 price', async () => {
+    const gate = createPaymentGate({ keys: fakeKeys(usd('0.10')).keys as never, clock, x402 })
+    const error = await gate.open(request(KEY, 'fresh', { units: 3 })).catch((e) => e)
+    expect(error).toBeInstanceOf(PaymentRequiredError)
+    const challenge = (error as PaymentRequiredError).paymentRequired as {
+      errorCode: string
+      accepts: { amount: string }[]
+    }
+    expect(challenge.errorCode).toBe('insufficient_balance')
+    expect(challenge.accepts[0]?.amount).toBe(usd('0.60').toString())
+  })
+
+  it('answers 403 instead when x402 is off, and 401 to a keyless caller', async () => {
+    const gate = createPaymentGate({ keys: fakeKeys(0n).keys as never, clock })
+    await expect(gate.open(request(KEY))).rejects.toMatchObject({ code: 'forbidden' })
+    await expect(gate.open(request({ kind: 'anonymous' }))).rejects.toMatchObject({ code: 'unauthorized' })
+  })
+
+  it('challenges a keyless caller with the price of the requested tier when x402 is on', async () => {
+    const gate = createPaymentGate({ keys: fakeKeys(0n).keys as never, clock, x402 })
+    const error = (await gate
+      .open(request({ kind: 'anonymous' }, 'cached'))
+      .catch((e) => e)) as PaymentRequiredError
+    expect(error).toBeInstanceOf(PaymentRequiredError)
+    const challenge = error.paymentRequired as { errorCode?: string; accepts: { amount: string }[] }
+    expect(challenge.errorCode).toBeUndefined()
+    expect(challenge.accepts[0]?.amount).toBe(usd('0.11').toString())
+  })
+
+  it('lets free operations through with a key, never with a 402, and the operator pays nothing', async () => {
+    const gate = createPaymentGate({ keys: fakeKeys(0n).keys as never, clock, x402 })
+    expect((await gate.open(request(KEY, 'fresh', { price: null }))).paidWith).toBe('free')
+    await expect(gate.open(request({ kind: 'anonymous' }, 'fresh', { price: null }))).rejects.toMatchObject({
+      code: 'unauthorized',
+    })
+    const operator: Caller = { ...KEY, role: 'admin' } as Caller
+    expect((await gate.open(request(operator))).paidWith).toBe('operator')
+  })
+})
