@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database } from '../../store/database.ts'
+import { DATABASE_KINDS, openTestDatabase } from '../../testing/database.ts'
+import { createManualClock } from '../../testing/fakes/index.ts'
+import { BASE_SEPOLIA, createPaymentConfig, findPaymentNetwork } from '../networks.ts'
+import type { SettleResult } from '../settlement.ts'
+import { toStandardRequirement, type VerifiedPayment } from '../verification.ts'
+import { createSettlementLedger } from './settlement-ledger.ts'
+import { createSettlementService } from './settlement-service.ts'
+
+const PAY_TO = '0x1111111111111111111111111111111111111111'
+const PAYER = '0x2222222222222222222222222222222222222222'
+const config = createPaymentConfig({ networks: [BASE_SEPOLIA], evmPayTo: PAY_TO })
+
+function payment(validBefore: Date): VerifiedPayment {
+  const network = findPaymentNetwork(config, BASE_SEPOLIA)
+  if (!network) throw new Error('network missing')
+  const requirement = {
+    network,
+    amount: 200_000n,
+    resourceUrl: 'http://x/v1/risk/score',
+    description: 'test',
+    mimeType: 'application/json',
+    maxTimeoutSeconds: 300,
+  }
+  const nonce = `0x${randomUUID().replace(/-/g, '').padEnd(64, '0')}` as const
+  const standard = toStandardRequirement(requirement)
+  return {
+    isValid: true,
+    paymentId: `${BASE_SEPOLIA}:${PAYER}:${nonce}`,
+    kind: 'evm',
+    network: BASE_SEPOLIA,
+    payer: PAYER,
+    amount: 200_000n,
+    price: 200_000n,
+    requirement,
+    paymentPayload: {
+      x402Version: 2,
+      resource: { url: '', description: '', mimeType: '' },
+      accepted: standard,
+      payload: {},
+    },
+    paymentRequirements: standard,
+    authorization: {
+      from: PAYER,
+      to: PAY_TO,
+      value: 200_000n,
+      validAfter: 0n,
+      validBefore: BigInt(Math.floor(validBefore.getTime() / 1000)),
+      nonce,
+    },
+    signature: '0x00',
+    validBefore,
+  }
+}
+
+/** A settler whose answers the test scripts, counting calls. */
+function scriptedSettler(results: Partial<SettleResult>[]) {
+  let calls = 0
+  return {
+    get calls() {
+      return calls
+    },
+    settle: async () => {
+      const scripted = results[Math.min(calls, results.length - 1)] ?? {}
+      calls++
+      return { success: true, network: BASE_SEPOLIA, payer: PAYER, transaction: '0xabc', ...scripted }
+    },
+  }
+}
+
+describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
+  let database: Database
+  const clock = createManualClock(new Date('2026-11-24T00:00:00Z'))
+  beforeAll(async () => {
+    database = await openTestDatabase(kind)
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  const setup = (results: Partial<SettleResult>[], instanceId = randomUUID()) => {
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId, maxAttempts: 2 })
+    const settler = scriptedSettler(results)
+    const service = createSettlementService({ ledger, settler, clock, retryBaseMs: 1000 })
+    return { ledger, settler, service }
+  }
+  const soon = () => new Date(clock.now().getTime() + 240_000)
+
+  it('settles a reserved row at once', async () => {
+    const { ledger, service } = setup([{}])
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'risk_score', null)
+    expect((await service.settleReserved(id, paid)).kind).toBe('settled')
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED', transaction: '0xabc' })
+    await expect(service.settleReserved(id, paid)).rejects.toThrow(/not reserved/)
+  })
+
+  it('defers a retryable failure, then settles it on the retry pass, once even when two passes race', async () => {
+    const { ledger, settler, service } = setup([
+      { success: false, retryable: true, errorReason: 'settlement_failed' },
+      {},
+    ])
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'risk_score', null)
+    expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
+    expect(await ledger.get(id)).toMatchObject({ status: 'PENDING', phase: 'retrying' })
+    clock.advance(1500)
+    await Promise.all([service.retryDue(), service.retryDue()])
+    expect(settler.calls).toBe(2)
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+  })
+
+  it('fails a definitive refusal, and a retryable one whose authorization has expired', async () => {
+    const refused = setup([{ success: false, errorReason: 'insufficient_funds' }])
+    const first = payment(soon())
+    const firstId = await refused.ledger.reserve(first, 'risk_score', null)
+    expect((await refused.service.settleReserved(firstId, first)).kind).toBe('failed')
+    expect(await refused.ledger.get(firstId)).toMatchObject({
+      status: 'FAILED',
+      lastError: 'insufficient_funds',
+    })
+    const late = setup([{ success: false, retryable: true }])
+    const expired = payment(new Date(clock.now().getTime() - 1000))
+    const lateId = await late.ledger.reserve(expired, 'risk_score', null)
+    expect((await late.service.settleReserved(lateId, expired)).kind).toBe('failed')
+  })
+
+  it("sweeps a dead process's reserved row to FAILED and leaves a live one alone", async () => {
+    const dead = setup([{}], `dead-${randomUUID()}`)
+    const paid = payment(soon())
+    const orphan = await dead.ledger.reserve(paid, 'risk_score', null)
+    const live = setup([{}])
+    const mine = await live.ledger.reserve(payment(soon()), 'risk_score', null)
+    await live.service.sweep(async (instanceId) => !instanceId.startsWith('dead-'))
+    expect(await live.ledger.get(orphan)).toMatchObject({ status: 'FAILED' })
+    expect(await live.ledger.get(mine)).toMatchObject({ status: 'PENDING', phase: 'reserved' })
+    expect(live.settler.calls).toBe(0)
+  })
+})
