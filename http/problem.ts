@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { isServiceError } from '../core/errors.ts'
+import { asDependencyFailure } from '../core/operations/invoke.ts'
 import { statusOf } from './status.ts'
 
 const TITLES: Record<number, string> = {
@@ -44,10 +45,11 @@ export interface ProblemOutcome {
  * the request id (never a stack), reported through `onUnexpected`.
  */
 export function toProblem(
-  error: unknown,
+  thrown: unknown,
   requestId: string,
   onUnexpected?: (error: unknown, requestId: string) => void,
 ): ProblemOutcome {
+  const error = asDependencyFailure(thrown)
   const status = statusOf(error)
   if (isServiceError(error)) {
     return {

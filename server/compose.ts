@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
@@ -72,7 +73,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
-  const payments = buildPayments(config, database, keys, clock, log)
+  const payments = buildPayments(config, database, randomUUID(), clock, log)
   await payments.start()
   const deps: ServiceDeps = {
     sanctions: sanctions.port,

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
-import type { ApiKeyService } from '../core/keys/index.ts'
+import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
 import {
   BASE_MAINNET,
@@ -25,11 +24,13 @@ import type { Config } from './config.ts'
 
 export interface Payments {
   gate: PaymentGate
+  /** Key debits as durable reservations (released by the sweep when a process dies). */
+  reservations: KeyReservations
   x402?: X402Payments
   settlementConfigured: boolean
   solanaSettlementConfigured: boolean
   treasuryBalance?: () => Promise<bigint | undefined>
-  /** Start-up sweep, then the retry worker. */
+  /** Liveness, the start-up sweep (reservations and settlements), then the worker. */
   start(): Promise<void>
   stop(): void
 }
@@ -37,30 +38,89 @@ export interface Payments {
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
 
 /**
- * Builds x402 payments from config: verification (local for EVM, facilitator for Solana), the
- * database nonce store, the settlement ledger, and a settler (facilitator, on-chain key, or the
- * facilitator with on-chain fallback). Without a payTo, only keys pay.
+ * Builds the money side from config: key reservations, and x402 payments: verification (local for
+ * EVM, facilitator for Solana), the database nonce store, the settlement ledger, and a settler
+ * (facilitator, on-chain key, or the facilitator with on-chain fallback). Without a payTo, only
+ * keys pay. One worker (every SETTLEMENT_RETRY_INTERVAL_MS) re-asserts this process's liveness,
+ * releases the reservations of dead processes and of releases that failed here, and retries
+ * deferred settlements.
  */
 export function buildPayments(
   config: Config,
   database: Database,
-  keys: ApiKeyService,
+  instanceId: string,
   clock: Clock,
   log: Log,
 ): Payments {
+  const reservations = createKeyReservations({
+    db: database.db,
+    instanceId,
+    onError: (error) => log('warn', 'key refund deferred to the sweep', String(error)),
+  })
+  const x402 = buildX402(config, database, instanceId, clock, log)
+  const isAlive = (id: string) => database.isAlive(id)
+  const sweepReservations = async () => {
+    const released = await reservations.sweep(isAlive)
+    if (released > 0) log('warn', 'released key charges of calls that gave no answer', { released })
+  }
+
+  let timer: NodeJS.Timeout | undefined
+  let running = false
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      // After a PostgreSQL restart the session lock is gone: take it again before sweeping.
+      await database.holdLiveness(instanceId)
+      await sweepReservations()
+      await x402?.tick()
+    } catch (error) {
+      log('warn', 'payment worker pass failed', String(error))
+    } finally {
+      running = false
+    }
+  }
+
+  return {
+    gate: createPaymentGate({ reservations, clock, x402: x402?.payments }),
+    reservations,
+    x402: x402?.payments,
+    settlementConfigured: x402 !== undefined,
+    solanaSettlementConfigured: x402?.solanaSettlementConfigured ?? false,
+    treasuryBalance: x402?.treasuryBalance,
+    async start() {
+      await database.holdLiveness(instanceId)
+      await sweepReservations()
+      await x402?.start()
+      timer = setInterval(() => void tick(), config.SETTLEMENT_RETRY_INTERVAL_MS)
+      timer.unref()
+    },
+    stop() {
+      if (timer) clearInterval(timer)
+    },
+  }
+}
+
+interface X402Setup {
+  payments: X402Payments
+  solanaSettlementConfigured: boolean
+  treasuryBalance: Payments['treasuryBalance']
+  start(): Promise<void>
+  tick(): Promise<void>
+}
+
+function buildX402(
+  config: Config,
+  database: Database,
+  instanceId: string,
+  clock: Clock,
+  log: Log,
+): X402Setup | undefined {
   const networks = config.X402_NETWORKS.split(',')
     .map((network) => network.trim())
     .filter(Boolean)
   const enabled = Boolean(config.X402_PAY_TO || config.X402_SOLANA_PAY_TO)
-  if (!enabled) {
-    return {
-      gate: createPaymentGate({ keys, clock }),
-      settlementConfigured: false,
-      solanaSettlementConfigured: false,
-      start: async () => {},
-      stop: () => {},
-    }
-  }
+  if (!enabled) return undefined
   const overrides = config.X402_NETWORK_OVERRIDES
     ? (JSON.parse(config.X402_NETWORK_OVERRIDES) as Record<string, Partial<Omit<PaymentNetwork, 'network'>>>)
     : undefined
@@ -86,7 +146,6 @@ export function buildPayments(
       ? createOnChainSettler({ privateKey: config.SETTLEMENT_PRIVATE_KEY as Hex, rpcUrls })
       : undefined
   const settler = chooseSettler({ facilitator, onChain })
-  const instanceId = randomUUID()
   const ledger = createSettlementLedger({ db: database.db, clock, config: paymentConfig, instanceId })
   const settlement = createSettlementService({
     ledger,
@@ -101,40 +160,21 @@ export function buildPayments(
 
   const treasuryBalance = createTreasuryReader(paymentConfig, rpcUrls)
 
-  let timer: NodeJS.Timeout | undefined
-  let running = false
-  const tick = async () => {
-    if (running) return
-    running = true
-    try {
-      await settlement.sweep((id) => database.isAlive(id))
-      await settlement.retryDue()
-      await nonceStore.sweep()
-    } catch (error) {
-      log('warn', 'settlement worker pass failed', String(error))
-    } finally {
-      running = false
-    }
-  }
-
   return {
-    gate: createPaymentGate({ keys, clock, x402 }),
-    x402,
-    settlementConfigured: true,
+    payments: x402,
     solanaSettlementConfigured: Boolean(
       facilitator && paymentConfig.networks.some((n) => n.kind === 'solana'),
     ),
     treasuryBalance,
     async start() {
-      await database.holdLiveness(instanceId)
       await ledger.register()
       const swept = await settlement.sweep((id) => database.isAlive(id))
       if (swept > 0) log('warn', 'start-up sweep resolved interrupted settlements', { swept })
-      timer = setInterval(() => void tick(), config.SETTLEMENT_RETRY_INTERVAL_MS)
-      timer.unref()
     },
-    stop() {
-      if (timer) clearInterval(timer)
+    async tick() {
+      await settlement.sweep((id) => database.isAlive(id))
+      await settlement.retryDue()
+      await nonceStore.sweep()
     },
   }
 }

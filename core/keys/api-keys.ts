@@ -1,9 +1,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { and, eq, gte, inArray, sql } from 'drizzle-orm'
+import { eq, inArray, sql } from 'drizzle-orm'
 import type { Caller, Clock, Tier } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { Micros } from '../money.ts'
-import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
+import { createBatcher } from '../store/batcher.ts'
 import type { Db, DbTransaction } from '../store/database.ts'
 import { apiKeys } from '../store/schema.ts'
 
@@ -57,10 +57,6 @@ export interface ApiKeyService {
   authenticate(presented: string | undefined): Promise<Caller>
   get(keyId: string): Promise<KeyRecord | null>
   credit(keyId: string, amount: Micros): Promise<KeyRecord>
-  /** Atomic debit: succeeds only when the balance covers `amount`; never overdraws. */
-  debit(keyId: string, amount: Micros): Promise<{ ok: true; balance: Micros } | { ok: false }>
-  /** Gives back a debit whose operation failed (never charged for a failed call). */
-  refund(keyId: string, amount: Micros): Promise<void>
   revoke(keyId: string): Promise<void>
   /**
    * A paid top-up (POST /v1/keys/upgrade/{tier}): adds `amount` and raises the tier, inside the
@@ -70,8 +66,6 @@ export interface ApiKeyService {
   /** What keys spent from their prepaid balances: one key's, or all keys' (revenue figures). */
   spentTotal(keyId?: string): Promise<Micros>
 }
-
-type DebitResult = { ok: true; balance: Micros } | { ok: false }
 
 export interface ApiKeyServiceOptions {
   db: Db
@@ -84,27 +78,14 @@ export interface ApiKeyServiceOptions {
 export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOptions): ApiKeyService {
   const adminHash = adminKey ? hashKey(adminKey) : undefined
 
-  // Under load, concurrent lookups and debits of a key share one statement (group commit);
-  // each debit stays atomic and exact (core/store/batcher.ts).
-  // The single-key statements are prepared once: building a query costs more than running it on PGlite.
+  // Under load, concurrent lookups of keys share one statement (core/store/batcher.ts); debits
+  // are reservations (core/keys/reservations.ts).
+  // The single-key statement is prepared once: building a query costs more than running it on PGlite.
   const selectByHash = db
     .select()
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
     .prepare('api_key_by_hash')
-  const debitStatement = db
-    .update(apiKeys)
-    .set({
-      balanceMicros: sql`${apiKeys.balanceMicros} - ${sql.placeholder('amount')}`,
-      spentMicros: sql`${apiKeys.spentMicros} + ${sql.placeholder('amount')}`,
-      callCount: sql`${apiKeys.callCount} + ${sql.placeholder('calls')}`,
-    })
-    .where(
-      and(eq(apiKeys.id, sql.placeholder('keyId')), gte(apiKeys.balanceMicros, sql.placeholder('amount'))),
-    )
-    .returning({ balance: apiKeys.balanceMicros })
-    .prepare('api_key_debit')
-
   const lookupByHash = createBatcher<string, typeof apiKeys.$inferSelect | undefined>(async (hashes) => {
     const unique = [...new Set(hashes)]
     const rows =
@@ -113,38 +94,6 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
         : await db.select().from(apiKeys).where(inArray(apiKeys.keyHash, unique))
     const byHash = new Map(rows.map((row) => [row.keyHash, row]))
     return hashes.map((hash) => byHash.get(hash))
-  })
-
-  /** Takes `amount` for `calls` calls in one atomic statement, only when the balance covers it. */
-  async function debitOnce(keyId: string, amount: Micros, calls = 1): Promise<Micros | null> {
-    const rows = await debitStatement.execute({ keyId, amount, calls })
-    return rows[0]?.balance ?? null
-  }
-
-  /**
-   * Debits queued for one key together: one UPDATE takes the sum when the balance covers all of
-   * them; otherwise each is tried alone in arrival order, so the balance never overdraws and
-   * exactly the covered calls succeed. Each debit reports the balance as if applied in order.
-   */
-  const debitBatch = createKeyedBatcher<Micros, DebitResult>(async (keyId, amounts) => {
-    const total = amounts.reduce((sum, amount) => sum + amount, 0n)
-    const balance = await debitOnce(keyId, total, amounts.length)
-    if (balance !== null) {
-      const results: DebitResult[] = new Array(amounts.length)
-      let after = balance
-      for (let i = amounts.length - 1; i >= 0; i--) {
-        results[i] = { ok: true, balance: after }
-        after += amounts[i]!
-      }
-      return results
-    }
-    if (amounts.length === 1) return [{ ok: false }]
-    const results: DebitResult[] = []
-    for (const amount of amounts) {
-      const single = await debitOnce(keyId, amount)
-      results.push(single === null ? { ok: false } : { ok: true, balance: single })
-    }
-    return results
   })
 
   async function get(keyId: string): Promise<KeyRecord | null> {
@@ -214,19 +163,6 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
         .returning()
       if (!row) throw new ServiceError('not_found', 'unknown key')
       return toRecord(row)
-    },
-
-    debit: (keyId, amount) => debitBatch(keyId, amount),
-
-    async refund(keyId, amount) {
-      await db
-        .update(apiKeys)
-        .set({
-          balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}`,
-          spentMicros: sql`${apiKeys.spentMicros} - ${amount}`,
-          callCount: sql`${apiKeys.callCount} - 1`,
-        })
-        .where(eq(apiKeys.id, keyId))
     },
 
     async revoke(keyId) {

@@ -48,8 +48,6 @@ function runtimeWith(gate: PaymentGate, onWriteError?: OperationRuntime['onWrite
     keys: {
       authenticate: async (key) =>
         key === undefined ? { kind: 'anonymous' } : ({ live: LIVE, sbx: SANDBOX, pro: PRO }[key] as Caller),
-      debit: async () => ({ ok: false }),
-      refund: async () => {},
     },
     payments: gate,
     usage: { record: async (event) => void usage.push(event) },

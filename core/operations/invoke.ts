@@ -3,6 +3,7 @@ import { QUALITIES } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
 import { type ApiKeyService, tierAtLeast } from '../keys/api-keys.ts'
 import { type Charge, freeCharge, type PaymentGate, type Receipt } from '../payments/charge.ts'
+import { isDatabaseUnavailable } from '../store/database.ts'
 import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
 import type { AnyOperation } from './define.ts'
 import type { OperationContext, ServiceDeps } from './operation-context.ts'
@@ -30,7 +31,7 @@ export interface InvocationResult {
 }
 
 export interface OperationRuntime {
-  keys: Pick<ApiKeyService, 'authenticate' | 'debit' | 'refund'>
+  keys: Pick<ApiKeyService, 'authenticate'>
   payments: PaymentGate
   usage: UsageRecorder
   deps: ServiceDeps
@@ -77,6 +78,19 @@ export function outcomeOf(error: unknown): UsageOutcome {
   if (error instanceof ServiceError) return error.code
   if (error instanceof PaymentRequiredError) return 'payment_required'
   return 'internal'
+}
+
+/** A database that cannot be reached is a failed dependency (spec: 503 with Retry-After), not a bug. */
+export function asDependencyFailure(error: unknown): unknown {
+  if (error instanceof ServiceError || !isDatabaseUnavailable(error)) return error
+  return new ServiceError(
+    'unavailable',
+    'the database is unavailable; nothing was charged, try again shortly',
+    {
+      retryAfter: 5,
+      cause: error,
+    },
+  )
 }
 
 /** Runs the writes of a paid call in order; one that fails is reported and does not fail the call. */
@@ -164,8 +178,9 @@ export async function invokeOperation(
     outcome = 'ok'
     return { output, status, receipt }
   } catch (error) {
-    outcome = outcomeOf(error)
-    throw error
+    const failure = asDependencyFailure(error)
+    outcome = outcomeOf(failure)
+    throw failure
   } finally {
     const payer = charge?.caller ?? caller
     if (payer.kind !== 'anonymous') {

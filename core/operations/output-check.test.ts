@@ -19,7 +19,7 @@ const liar = defineOperation({
 function runtime(checkOutputs: boolean): OperationRuntime {
   const caller = { kind: 'key', keyId: 'k1', tier: 'free', mode: 'live', role: 'customer' } as const
   return {
-    keys: { authenticate: async () => caller, debit: async () => ({ ok: false }), refund: async () => {} },
+    keys: { authenticate: async () => caller },
     payments: { open: async () => freeCharge(caller, 'free') },
     usage: { record: async () => {} },
     deps: {},

@@ -1,5 +1,5 @@
 import type { Caller, KeyCaller, Quality } from '../context.ts'
-import type { ApiKeyService } from '../keys/api-keys.ts'
+import type { KeyReservations } from '../keys/reservations.ts'
 import type { Micros } from '../money.ts'
 import { type OperationPrice, priceFor } from './pricing.ts'
 import type { PaymentResponse } from './settlement.ts'
@@ -83,31 +83,44 @@ export function chargeAmount(request: ChargeRequest, method: keyof OperationPric
 }
 
 /**
- * Debits a live key's prepaid balance at the account price, atomically, before the operation
- * runs, and refunds it if the operation fails. Returns null when the balance does not cover it.
+ * Reserves the account price from a live key's prepaid balance, durably and atomically, before
+ * the operation runs (core/keys/reservations.ts). The reservation is captured when the answer is
+ * produced and released when the call fails, once, whatever happens in between (a crash leaves it
+ * to the next process's sweep). Returns null when the balance does not cover it.
  */
 export async function openAccountCharge(
-  keys: Pick<ApiKeyService, 'debit' | 'refund'>,
+  reservations: KeyReservations,
   request: ChargeRequest & { caller: KeyCaller },
 ): Promise<Charge | null> {
   const { caller } = request
   const amount = chargeAmount(request, 'account')
   if (amount === undefined) return freeCharge(caller, 'free')
-  const debit = await keys.debit(caller.keyId, amount)
-  if (!debit.ok) return null
-  let settled = false
+  const reservation = await reservations.reserve(caller.keyId, amount, request.operationId)
+  if (!reservation) return null
+  let state: 'open' | 'captured' | 'released' = 'open'
   return {
     paidWith: 'account',
     amount,
     caller,
     complete: async () => {
-      settled = true
-      return { paidWith: 'account', amount, balanceRemaining: debit.balance }
+      if (state === 'released') throw new Error('complete() after cancel(): the charge was released')
+      if (state === 'open') {
+        try {
+          await reservations.capture(reservation.id)
+        } catch (error) {
+          // Not captured: no answer, so nothing charged (a lost reservation was already released).
+          state = 'released'
+          await reservations.release(reservation.id)
+          throw error
+        }
+        state = 'captured'
+      }
+      return { paidWith: 'account', amount, balanceRemaining: reservation.balance }
     },
     cancel: async () => {
-      if (settled) return
-      settled = true
-      await keys.refund(caller.keyId, amount)
+      if (state !== 'open') return
+      state = 'released'
+      await reservations.release(reservation.id)
     },
   }
 }

@@ -14,20 +14,33 @@ const PRICE: OperationPrice = {
   account: { cached: usd('0.11'), fresh: usd('0.58'), enhanced: usd('1.05') },
 }
 
+/** Reservations over one balance (the real ones are tested in core/keys/reservations.test.ts). */
 function fakeKeys(balance: bigint) {
   const refunds: bigint[] = []
+  const open = new Map<string, bigint>()
+  const captured: bigint[] = []
   return {
     refunds,
+    captured,
     get balance() {
       return balance
     },
-    keys: {
-      async debit(_keyId: string, amount: bigint) {
-        if (balance < amount) return { ok: false as const }
+    reservations: {
+      async reserve(_keyId: string, amount: bigint) {
+        if (balance < amount) return null
         balance -= amount
-        return { ok: true as const, balance }
+        const id = `r${open.size + refunds.length + captured.length}`
+        open.set(id, amount)
+        return { id, balance }
       },
-      async refund(_keyId: string, amount: bigint) {
+      async capture(id: string) {
+        captured.push(open.get(id)!)
+        open.delete(id)
+      },
+      async release(id: string) {
+        const amount = open.get(id)
+        if (amount === undefined) return
+        open.delete(id)
         refunds.push(amount)
         balance += amount
       },
@@ -61,7 +74,7 @@ describe('payment gate (unit, fake keys)', () => {
 
   it('debits a live key at the account price times units and reports the balance left', async () => {
     const wallet = fakeKeys(usd('5'))
-    const gate = createPaymentGate({ keys: wallet.keys as never, clock })
+    const gate = createPaymentGate({ reservations: wallet.reservations as never, clock })
     const charge = await gate.open(request(KEY, 'enhanced', { units: 2 }))
     expect(charge.amount).toBe(usd('2.10'))
     expect(await charge.complete()).toEqual({
@@ -71,11 +84,12 @@ describe('payment gate (unit, fake keys)', () => {
     })
     await charge.cancel()
     expect(wallet.refunds).toEqual([])
+    expect(wallet.captured).toEqual([usd('2.10')])
   })
 
   it('refunds a cancelled debit exactly once', async () => {
     const wallet = fakeKeys(usd('1'))
-    const gate = createPaymentGate({ keys: wallet.keys as never, clock })
+    const gate = createPaymentGate({ reservations: wallet.reservations as never, clock })
     const charge = await gate.open(request(KEY))
     await charge.cancel()
     await charge.cancel()
@@ -85,7 +99,7 @@ describe('payment gate (unit, fake keys)', () => {
 
   it('charges the fresh price for a tier the operation does not have', async () => {
     const wallet = fakeKeys(usd('1'))
-    const gate = createPaymentGate({ keys: wallet.keys as never, clock })
+    const gate = createPaymentGate({ reservations: wallet.reservations as never, clock })
     const charge = await gate.open(
       request(KEY, 'cached', { price: { ...PRICE, account: { fresh: usd('0.58') } } }),
     )
@@ -93,7 +107,7 @@ describe('payment gate (unit, fake keys)', () => {
   })
 
   it('challenges a key whose balance does not cover the call with insufficient_balance at the x402 price', async () => {
-    const gate = createPaymentGate({ keys: fakeKeys(usd('0.10')).keys as never, clock, x402 })
+    const gate = createPaymentGate({ reservations: fakeKeys(usd('0.10')).reservations as never, clock, x402 })
     const error = await gate.open(request(KEY, 'fresh', { units: 3 })).catch((e) => e)
     expect(error).toBeInstanceOf(PaymentRequiredError)
     const challenge = (error as PaymentRequiredError).paymentRequired as {
@@ -105,13 +119,13 @@ describe('payment gate (unit, fake keys)', () => {
   })
 
   it('answers 403 instead when x402 is off, and 401 to a keyless caller', async () => {
-    const gate = createPaymentGate({ keys: fakeKeys(0n).keys as never, clock })
+    const gate = createPaymentGate({ reservations: fakeKeys(0n).reservations as never, clock })
     await expect(gate.open(request(KEY))).rejects.toMatchObject({ code: 'forbidden' })
     await expect(gate.open(request({ kind: 'anonymous' }))).rejects.toMatchObject({ code: 'unauthorized' })
   })
 
   it('challenges a keyless caller with the price of the requested tier when x402 is on', async () => {
-    const gate = createPaymentGate({ keys: fakeKeys(0n).keys as never, clock, x402 })
+    const gate = createPaymentGate({ reservations: fakeKeys(0n).reservations as never, clock, x402 })
     const error = (await gate
       .open(request({ kind: 'anonymous' }, 'cached'))
       .catch((e) => e)) as PaymentRequiredError
@@ -122,7 +136,7 @@ describe('payment gate (unit, fake keys)', () => {
   })
 
   it('lets free operations through with a key, never with a 402, and the operator pays nothing', async () => {
-    const gate = createPaymentGate({ keys: fakeKeys(0n).keys as never, clock, x402 })
+    const gate = createPaymentGate({ reservations: fakeKeys(0n).reservations as never, clock, x402 })
     expect((await gate.open(request(KEY, 'fresh', { price: null }))).paidWith).toBe('free')
     await expect(gate.open(request({ kind: 'anonymous' }, 'fresh', { price: null }))).rejects.toMatchObject({
       code: 'unauthorized',

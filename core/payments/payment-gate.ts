@@ -1,6 +1,6 @@
 import type { Caller, Clock } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
-import type { ApiKeyService } from '../keys/api-keys.ts'
+import type { KeyReservations } from '../keys/reservations.ts'
 import { buildPaymentChallenge } from './challenge.ts'
 import {
   type Charge,
@@ -28,7 +28,8 @@ export interface X402Payments {
 }
 
 export interface PaymentGateOptions {
-  keys: ApiKeyService
+  /** Where key debits are reserved, captured and released. */
+  reservations: KeyReservations
   clock: Clock
   /** Absent when x402 is not configured (no payTo): then only keys can pay. */
   x402?: X402Payments
@@ -129,7 +130,7 @@ export function settlementReceipt(
  * whose balance does not cover the call, gets the 402 challenge.
  */
 export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
-  const { keys, x402 } = options
+  const { reservations, x402 } = options
 
   function challengeRequirements(request: ChargeRequest): PaymentRequirement[] | undefined {
     const amount = chargeAmount(request, 'x402')
@@ -159,7 +160,7 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
         return openX402Charge(x402, verified, request.operationId, keyCaller?.keyId ?? null, payer)
       }
       if (keyCaller) {
-        const charge = await openAccountCharge(keys, { ...request, caller: keyCaller })
+        const charge = await openAccountCharge(reservations, { ...request, caller: keyCaller })
         if (charge) return charge
         if (requirements) {
           throw new PaymentRequiredError(

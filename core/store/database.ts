@@ -95,13 +95,19 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   }
   const db = drizzlePostgres({ client, schema }) as unknown as Db
   let livenessClient: postgres.Sql | undefined
+  const lockedBy = new Map<string, unknown>()
   return {
     db,
     kind: 'postgres',
     ping: () => pingDb(db),
     async holdLiveness(instanceId) {
       livenessClient ??= postgres(url, { max: 1, idle_timeout: 0, onnotice: () => {} })
+      // Called again by the payment worker: a new backend (PostgreSQL restarted, connection lost)
+      // lost the session lock, so take it again; the same backend already holds it (locks stack).
+      const [session] = await livenessClient`select pg_backend_pid() as pid`
+      if (lockedBy.get(instanceId) === session?.pid) return
       await livenessClient`select pg_advisory_lock(hashtextextended(${instanceId}, 0))`
+      lockedBy.set(instanceId, session?.pid)
     },
     async isAlive(instanceId) {
       const reserved = await client.reserve()
@@ -121,6 +127,12 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   }
 }
 
+/** The rows of a raw `db.execute` result, whichever driver ran it (PGlite: `{rows}`, postgres.js: an array). */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[]
+  return ((result as { rows?: T[] }).rows ?? []) as T[]
+}
+
 async function pingDb(db: Db): Promise<boolean> {
   try {
     await db.execute(sql`select 1`)
@@ -128,4 +140,37 @@ async function pingDb(db: Db): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/** Codes of a database that cannot be reached right now (node errno, postgres.js, SQLSTATE). */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up or shutting down)
+  '53300', // too_many_connections
+])
+
+/**
+ * Whether `error` (or what it wraps: drizzle puts the driver's error in `cause`) says the database
+ * is unreachable, as opposed to a query it refused. Callers answer 503 with Retry-After then.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (typeof current !== 'object') return false
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) {
+      return true
+    }
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
 }

@@ -11,6 +11,6 @@ export {
   kboPendingStops,
   kboStopped,
 } from './tables/kbo.ts'
-export { apiKeys, usageEvents } from './tables/keys.ts'
+export { apiKeys, keyReservations, usageEvents } from './tables/keys.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'

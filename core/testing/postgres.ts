@@ -11,6 +11,10 @@ import postgres from 'postgres'
  */
 export interface TempPostgres {
   url: string
+  /** Stops the server at once (fault tests: the database goes away under load); data is kept. */
+  pause(): void
+  /** Starts it again on the same port and data. */
+  resume(): void
   stop(): void
 }
 
@@ -58,9 +62,13 @@ export async function startTempPostgres(): Promise<TempPostgres> {
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale'])
   const port = await freePort()
   const options = `-c listen_addresses=127.0.0.1 -c port=${port} -k ${root} -c fsync=off -c max_connections=200`
-  run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(root, 'log'), '-w', 'start'])
+  const start = () =>
+    run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(root, 'log'), '-w', 'start'])
+  start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pause: () => run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']),
+    resume: start,
     stop() {
       try {
         run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop'])

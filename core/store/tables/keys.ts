@@ -37,3 +37,25 @@ export const usageEvents = pgTable(
   },
   (table) => [index('usage_events_key_created_idx').on(table.keyId, table.createdAt)],
 )
+
+/**
+ * Key charges as durable reservations (core/keys/reservations.ts). A row is written with the
+ * debit, before the call runs; capture stamps `captured_at` when the answer is produced (the
+ * debit stands); release deletes the row and gives the amount back, in one statement. An open
+ * row of a process that died is released by the next process's sweep (advisory-lock liveness, as
+ * for the ledger); captured rows are kept a minute, so a capture whose commit is in doubt (the
+ * database went away) can still be undone, then deleted.
+ */
+export const keyReservations = pgTable(
+  'key_reservations',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id').notNull(),
+    operation: text('operation').notNull(),
+    amountMicros: bigint('amount_micros', { mode: 'bigint' }).notNull(),
+    instanceId: text('instance_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    capturedAt: timestamp('captured_at', { withTimezone: true }),
+  },
+  (table) => [index('key_reservations_instance_idx').on(table.instanceId)],
+)

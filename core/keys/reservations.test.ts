@@ -1,0 +1,151 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ServiceError } from '../errors.ts'
+import { usd } from '../money.ts'
+import { type Database, rowsOf } from '../store/database.ts'
+import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
+import { type ApiKeyService, createApiKeyService } from './api-keys.ts'
+import { createKeyReservations, type KeyReservations } from './reservations.ts'
+
+describe.each(DATABASE_KINDS)('key reservations on %s', (kind) => {
+  let database: Database
+  let keys: ApiKeyService
+  let reservations: KeyReservations
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind)
+    keys = createApiKeyService({ db: database.db, clock: { now: () => new Date() } })
+    reservations = createKeyReservations({ db: database.db, instanceId: 'this-process' })
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  async function openReservations(keyId: string): Promise<number> {
+    const rows = rowsOf<{ n: unknown }>(
+      await database.db.execute(
+        sql`select count(*)::int as n from key_reservations where key_id = ${keyId} and captured_at is null`,
+      ),
+    )
+    return Number(rows[0]?.n)
+  }
+
+  it('reserves exactly and never below zero; a release gives the amount back once', async () => {
+    const { record } = await keys.create({ email: 'f@example.com', tier: 'starter', balance: usd('0.25') })
+    const first = await reservations.reserve(record.id, usd('0.11'), 'op')
+    const second = await reservations.reserve(record.id, usd('0.11'), 'op')
+    expect(first?.balance).toBe(usd('0.14'))
+    expect(second?.balance).toBe(usd('0.03'))
+    expect(await reservations.reserve(record.id, usd('0.11'), 'op')).toBeNull()
+    await reservations.capture(first!.id)
+    await Promise.all([reservations.release(second!.id), reservations.release(second!.id)])
+    await reservations.release(second!.id)
+    expect(await keys.get(record.id)).toMatchObject({
+      balanceMicros: usd('0.14'),
+      spentMicros: usd('0.11'),
+      callCount: 1n,
+    })
+    expect(await openReservations(record.id)).toBe(0)
+  })
+
+  it('refuses to capture a reservation that was released: no answer without payment', async () => {
+    const { record } = await keys.create({ email: 'g@example.com', tier: 'starter', balance: usd('1') })
+    const held = await reservations.reserve(record.id, usd('0.10'), 'op')
+    await reservations.release(held!.id)
+    const error = await reservations.capture(held!.id).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ServiceError)
+    expect((error as ServiceError).code).toBe('unavailable')
+    expect((await keys.get(record.id))?.balanceMicros).toBe(usd('1'))
+  })
+
+  it('undoes a capture whose commit was in doubt, once, and deletes captured rows after a minute', async () => {
+    const { record } = await keys.create({ email: 'l@example.com', tier: 'pro', balance: usd('1') })
+    const doubtful = await reservations.reserve(record.id, usd('0.30'), 'op')
+    const kept = await reservations.reserve(record.id, usd('0.20'), 'op')
+    await reservations.capture(doubtful!.id)
+    await reservations.capture(kept!.id)
+    // The capture committed but its caller saw the connection drop and answered 503: release it.
+    await reservations.release(doubtful!.id)
+    await reservations.release(doubtful!.id)
+    expect(await keys.get(record.id)).toMatchObject({ balanceMicros: usd('0.80'), spentMicros: usd('0.20') })
+    await database.db.execute(
+      sql`update key_reservations set captured_at = now() - interval '2 minutes' where id = ${kept!.id}`,
+    )
+    await reservations.sweep(async () => true)
+    const left = rowsOf<{ n: unknown }>(
+      await database.db.execute(
+        sql`select count(*)::int as n from key_reservations where key_id = ${record.id}`,
+      ),
+    )
+    expect(Number(left[0]?.n)).toBe(0)
+    expect((await keys.get(record.id))?.balanceMicros).toBe(usd('0.80'))
+  })
+
+  it('reserves concurrent calls of one key together, each reporting the balance after its own debit', async () => {
+    const { record } = await keys.create({ email: 'h@example.com', tier: 'pro', balance: usd('1') })
+    const results = await Promise.all([1, 2, 3].map(() => reservations.reserve(record.id, usd('0.11'), 'op')))
+    expect(results.map((result) => result?.balance ?? -1n).sort()).toEqual([
+      usd('0.67'),
+      usd('0.78'),
+      usd('0.89'),
+    ])
+    expect(await keys.get(record.id)).toMatchObject({ balanceMicros: usd('0.67'), spentMicros: usd('0.33') })
+    expect(await openReservations(record.id)).toBe(3)
+  })
+
+  it('serves exactly 500 of 1,000 concurrent reservations when the balance covers 500', async () => {
+    const price = usd('0.11')
+    const { record } = await keys.create({ email: 'i@example.com', tier: 'pro', balance: price * 500n })
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, () => reservations.reserve(record.id, price, 'op')),
+    )
+    expect(results.filter((result) => result !== null)).toHaveLength(500)
+    expect(await keys.get(record.id)).toMatchObject({ balanceMicros: 0n, spentMicros: price * 500n })
+    expect(await openReservations(record.id)).toBe(500)
+  })
+
+  it("sweeps a dead process's reservations back to the key and leaves a live one's alone", async () => {
+    const { record } = await keys.create({ email: 'j@example.com', tier: 'pro', balance: usd('1') })
+    const dead = createKeyReservations({ db: database.db, instanceId: 'dead-process' })
+    const live = createKeyReservations({ db: database.db, instanceId: 'live-process' })
+    await dead.reserve(record.id, usd('0.20'), 'op')
+    await dead.reserve(record.id, usd('0.30'), 'op')
+    const kept = await live.reserve(record.id, usd('0.05'), 'op')
+    const released = await reservations.sweep(async (instance) => instance === 'live-process')
+    expect(released).toBe(2)
+    expect(await keys.get(record.id)).toMatchObject({
+      balanceMicros: usd('0.95'),
+      spentMicros: usd('0.05'),
+      callCount: 1n,
+    })
+    await live.capture(kept!.id)
+    expect(await reservations.sweep(async () => false)).toBe(0)
+    expect((await keys.get(record.id))?.balanceMicros).toBe(usd('0.95'))
+  })
+
+  it('keeps a release the database refused and writes it on the next sweep', async () => {
+    const { record } = await keys.create({ email: 'k@example.com', tier: 'pro', balance: usd('1') })
+    const held = await reservations.reserve(record.id, usd('0.40'), 'op')
+    const errors: unknown[] = []
+    let down = true
+    // The same database, but its statements fail while `down`, as when PostgreSQL is unreachable.
+    const flaky = createKeyReservations({
+      db: new Proxy(database.db, {
+        get: (target, property, receiver) =>
+          property === 'execute' && down
+            ? () => Promise.reject(new Error('connection refused'))
+            : Reflect.get(target, property, receiver),
+      }),
+      instanceId: 'this-process',
+      onError: (error) => errors.push(error),
+    })
+    await flaky.release(held!.id)
+    expect(errors).toHaveLength(1)
+    expect(flaky.pendingReleases()).toBe(1)
+    expect((await keys.get(record.id))?.balanceMicros).toBe(usd('0.60'))
+    down = false
+    expect(await flaky.sweep(async () => true)).toBe(1)
+    expect(flaky.pendingReleases()).toBe(0)
+    expect((await keys.get(record.id))?.balanceMicros).toBe(usd('1'))
+  })
+})

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto'
+import { type SQL, sql } from 'drizzle-orm'
+import { ServiceError } from '../errors.ts'
+import type { Micros } from '../money.ts'
+import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
+import { type Db, rowsOf } from '../store/database.ts'
+
+/**
+ * Key debits as durable reservations (issue: charged without an answer after a crash).
+ *
+ * reserve  takes the amount from the balance and writes a reservation row, in one statement;
+ * capture  stamps the row once the answer is produced: the debit stands;
+ * release  deletes the row and gives the amount back, in one statement, so it happens once
+ *          whatever retries or sweeps race it.
+ * A statement whose outcome is in doubt (the database went away mid-call) is undone: the
+ * reservation is released, captured or not, since the caller got no answer. A release that cannot
+ * be written now stays queued in this process and is retried by `sweep`; a process that dies
+ * leaves its open rows to the next process's sweep, which releases the rows of every instance the
+ * database reports dead (Database.isAlive). Captured rows are deleted a minute later. The rule for
+ * callers: a key is charged exactly for the answers it received; the debit of a call that got
+ * none is given back by the next sweep.
+ */
+export interface KeyReservations {
+  /** Debits `amount` and records the reservation atomically; null when the balance does not cover it. */
+  reserve(keyId: string, amount: Micros, operation: string): Promise<{ id: string; balance: Micros } | null>
+  /** The answer was produced: the debit stands. Throws `unavailable` when the reservation was already released. */
+  capture(id: string): Promise<void>
+  /**
+   * The call gave no answer: the amount goes back, at most once, even when a capture whose outcome
+   * is in doubt went through. Never throws; a failure is retried by sweep.
+   */
+  release(id: string): Promise<void>
+  /**
+   * Retries this process's failed releases, then releases the reservations of processes that are
+   * gone. Returns how many reservations were released.
+   */
+  sweep(isAlive: (instanceId: string) => Promise<boolean>): Promise<number>
+  /** Releases this process could not write yet (they are retried by sweep). */
+  pendingReleases(): number
+}
+
+export interface KeyReservationsOptions {
+  db: Db
+  /** This process (Database.holdLiveness holds it alive). */
+  instanceId: string
+  onError?: (error: unknown) => void
+}
+
+interface ReserveItem {
+  id: string
+  amount: Micros
+  operation: string
+}
+
+type ReserveResult = { ok: true; balance: Micros } | { ok: false }
+
+export function createKeyReservations({ db, instanceId, onError }: KeyReservationsOptions): KeyReservations {
+  const pending = new Set<string>()
+
+  /**
+   * One statement: the balance is debited only when it covers every item, and the reservation
+   * rows are written only when the debit happened (data-modifying CTEs commit together).
+   */
+  async function reserveAll(keyId: string, items: readonly ReserveItem[]): Promise<Micros | null> {
+    const total = items.reduce((sum, item) => sum + item.amount, 0n)
+    const values: SQL = sql.join(
+      items.map((item) => sql`(${item.id}, ${item.operation}, ${item.amount}::bigint)`),
+      sql`, `,
+    )
+    const result = await db.execute(sql`
+      with debited as (
+        update api_keys
+           set balance_micros = balance_micros - ${total}::bigint,
+               spent_micros = spent_micros + ${total}::bigint,
+               call_count = call_count + ${items.length}
+         where id = ${keyId} and balance_micros >= ${total}::bigint
+        returning balance_micros
+      ), reserved as (
+        insert into key_reservations (id, key_id, operation, amount_micros, instance_id)
+        select r.id, ${keyId}, r.operation, r.amount, ${instanceId}
+          from (values ${values}) as r(id, operation, amount)
+         where exists (select 1 from debited)
+      )
+      select balance_micros as balance from debited`)
+    const row = rowsOf<{ balance: unknown }>(result)[0]
+    return row ? BigInt(String(row.balance)) : null
+  }
+
+  /**
+   * Reservations queued for one key go out together: one statement takes the sum when the
+   * balance covers all of them; otherwise each is tried alone in arrival order, so the balance
+   * never overdraws and exactly the covered calls succeed.
+   */
+  const reserveBatch = createKeyedBatcher<ReserveItem, ReserveResult>(async (keyId, items) => {
+    const balance = await reserveAll(keyId, items)
+    if (balance !== null) {
+      const results: ReserveResult[] = new Array(items.length)
+      let after = balance
+      for (let i = items.length - 1; i >= 0; i--) {
+        results[i] = { ok: true, balance: after }
+        after += items[i]!.amount
+      }
+      return results
+    }
+    if (items.length === 1) return [{ ok: false }]
+    const results: ReserveResult[] = []
+    for (const item of items) {
+      const single = await reserveAll(keyId, [item])
+      results.push(single === null ? { ok: false } : { ok: true, balance: single })
+    }
+    return results
+  })
+
+  /**
+   * Captures of concurrent calls share one UPDATE. A reservation that is already gone was
+   * released (a sweep took this process for dead, e.g. after PostgreSQL restarted and dropped its
+   * liveness lock): the caller then gets no answer rather than an answer it did not pay for.
+   */
+  const captureBatch = createBatcher<string, boolean>(async (ids) => {
+    const list = sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )
+    const rows = rowsOf<{ id: string }>(
+      await db.execute(
+        sql`update key_reservations set captured_at = now() where id in (${list}) and captured_at is null returning id`,
+      ),
+    )
+    const captured = new Set(rows.map((row) => row.id))
+    return ids.map((id) => captured.has(id))
+  })
+
+  /** Deletes the given reservations and refunds what they held, per key, in one statement. */
+  async function releaseWhere(condition: SQL): Promise<number> {
+    const result = await db.execute(sql`
+      with released as (
+        delete from key_reservations where ${condition}
+        returning key_id, amount_micros
+      ), per_key as (
+        select key_id, sum(amount_micros)::bigint as amount, count(*)::int as calls
+          from released group by key_id
+      ), refunded as (
+        update api_keys
+           set balance_micros = api_keys.balance_micros + per_key.amount,
+               spent_micros = api_keys.spent_micros - per_key.amount,
+               call_count = api_keys.call_count - per_key.calls
+          from per_key
+         where api_keys.id = per_key.key_id
+        returning per_key.calls
+      )
+      select coalesce(sum(calls), 0)::int as released from refunded`)
+    return Number(rowsOf<{ released: unknown }>(result)[0]?.released ?? 0)
+  }
+
+  async function releaseNow(id: string): Promise<number> {
+    const released = await releaseWhere(sql`id = ${id}`)
+    pending.delete(id)
+    return released
+  }
+
+  return {
+    async reserve(keyId, amount, operation) {
+      const id = randomUUID()
+      try {
+        const result = await reserveBatch(keyId, { id, amount, operation })
+        return result.ok ? { id, balance: result.balance } : null
+      } catch (error) {
+        // The debit may have committed before the connection dropped: undo it later if it did.
+        pending.add(id)
+        throw error
+      }
+    },
+
+    async capture(id) {
+      if (!(await captureBatch(id))) {
+        throw new ServiceError(
+          'unavailable',
+          'the charge of this call was released before its answer; try again',
+          {
+            retryAfter: 1,
+          },
+        )
+      }
+    },
+
+    async release(id) {
+      try {
+        await releaseNow(id)
+      } catch (error) {
+        pending.add(id)
+        onError?.(error)
+      }
+    },
+
+    async sweep(isAlive) {
+      let released = 0
+      for (const id of [...pending]) released += await releaseNow(id)
+      // Own captured rows are final once no in-doubt release can need them.
+      await db.execute(
+        sql`delete from key_reservations where instance_id = ${instanceId} and captured_at < now() - interval '1 minute'`,
+      )
+      const owners = rowsOf<{ instance_id: string }>(
+        await db.execute(
+          sql`select distinct instance_id from key_reservations where instance_id <> ${instanceId}`,
+        ),
+      )
+      for (const { instance_id: owner } of owners) {
+        if (await isAlive(owner)) continue
+        released += await releaseWhere(sql`instance_id = ${owner} and captured_at is null`)
+        await db.execute(sql`delete from key_reservations where instance_id = ${owner}`)
+      }
+      return released
+    },
+
+    pendingReleases: () => pending.size,
+  }
+}
