@@ -35,6 +35,7 @@ describe('x402 payments through the service', () => {
       'pglite',
       {
         ...localX402Env(setup),
+        PUBLIC_BASE_URL: 'https://api.example.test',
       },
       { operations: paidRegistry },
     )
@@ -81,6 +82,21 @@ describe('x402 payments through the service', () => {
       x402Version: 2,
       accepts: [{ network: 'eip155:84532', amount: PRICE.toString() }],
     })
+  })
+
+  it('names the resource with PUBLIC_BASE_URL, never with the Host header the client sent', async () => {
+    // The request URL's origin is what the Host header said.
+    const response = await service.app.request('http://evil.example/v1/test/paid-echo', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', host: 'evil.example' },
+      body: JSON.stringify({ text: 'hello' }),
+    })
+    expect(response.status).toBe(402)
+    const body = (await response.json()) as { resource: { url: string }; accepts: { resource: string }[] }
+    expect(body.resource.url).toBe('https://api.example.test/v1/test/paid-echo')
+    expect(body.accepts.map((accept) => accept.resource)).toEqual(
+      body.accepts.map(() => 'https://api.example.test/v1/test/paid-echo'),
+    )
   })
 
   it('@x402/fetch (v2) pays a real call: the operator gains exactly the price, once', async () => {

@@ -17,7 +17,7 @@ import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
-import { buildPayments } from './payments.ts'
+import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildSanctions } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
@@ -105,7 +105,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       requestId,
       error: error instanceof Error ? error.stack : String(error),
     })
-  const resourceBase = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`
+  const resourceBase = publicBaseUrlOf(config)
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
     runtime,

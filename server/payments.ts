@@ -101,6 +101,11 @@ export function buildPayments(
   }
 }
 
+/** Where clients reach this service: PUBLIC_BASE_URL, else this machine's port. */
+export function publicBaseUrlOf(config: Config): string {
+  return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`
+}
+
 interface X402Setup {
   payments: X402Payments
   solanaSettlementConfigured: boolean
@@ -131,6 +136,7 @@ function buildX402(
     evmPayTo: config.X402_PAY_TO,
     solanaPayTo: config.X402_SOLANA_PAY_TO,
     overrides,
+    publicBaseUrl: publicBaseUrlOf(config),
   })
   const rpcUrls: Record<string, string> = {}
   if (config.BASE_RPC_URL) rpcUrls[BASE_MAINNET] = config.BASE_RPC_URL

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { type FieldError, ServiceError } from '../errors.ts'
 import { EntityCheckInput } from './entity-check.ts'
-import { fieldErrors, parseWith } from './parse.ts'
+import { fieldErrors, parseWith, textErrors } from './parse.ts'
 
 const Sample = z
   .object({
@@ -126,5 +126,35 @@ describe('parseWith field errors', () => {
     expect(error?.field).toBe('name')
     expect(error?.message).not.toBe('is required')
     expect(error?.message).toContain('received number')
+  })
+})
+
+describe('text fields', () => {
+  it('names a lone surrogate, NUL or control character with its position, at any depth', () => {
+    expect(textErrors({ name: 'ab\ud800', tags: ['ok', 'x\u0000'], size: { note: '\u001b[31m' } })).toEqual([
+      { field: 'name', message: 'is not well-formed Unicode (lone surrogate at position 2)' },
+      { field: 'tags.1', message: 'contains a control character (U+0000) at position 1' },
+      { field: 'size.note', message: 'contains a control character (U+001B) at position 0' },
+    ])
+    expect(textErrors({ 'a\u0000': 1 })).toEqual([
+      { field: '(body) (a field name)', message: 'contains a control character (U+0000) at position 1' },
+    ])
+  })
+
+  it('accepts tabs, newlines, surrogate pairs and every script', () => {
+    expect(textErrors({ name: 'Ткачёв\tНиколай\r\n😀 北京 عربي' })).toEqual([])
+  })
+
+  it('refuses bad text before the schema, with 422', () => {
+    let error: ServiceError | undefined
+    try {
+      parseWith(Sample, { name: 'K\u0000' })
+    } catch (e) {
+      error = e as ServiceError
+    }
+    expect(error?.code).toBe('validation_failed')
+    expect(error?.fields).toEqual([
+      { field: 'name', message: 'contains a control character (U+0000) at position 1' },
+    ])
   })
 })

@@ -19,8 +19,52 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
   })
 }
 
+/**
+ * Control characters no text field accepts: C0 except tab, line feed and carriage return, DEL, and
+ * C1. NUL in particular is refused by PostgreSQL text columns.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern is the list of control characters refused
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+
+/** In a `u` pattern a surrogate pair is one code point, so this matches only a lone half. */
+const LONE_SURROGATE = /\p{Surrogate}/u
+
+function textProblem(value: string): string | undefined {
+  const lone = LONE_SURROGATE.exec(value)
+  if (lone) return `is not well-formed Unicode (lone surrogate at position ${lone.index})`
+  const control = CONTROL_CHARACTER.exec(value)
+  if (control) {
+    const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
+    return `contains a control character (U+${code}) at position ${control.index}`
+  }
+  return undefined
+}
+
+/**
+ * Every string in an input, at any depth (keys included), must be well-formed Unicode without
+ * control characters: refused with 422 naming the field before anything is stored or charged.
+ */
+export function textErrors(value: unknown, path: readonly string[] = []): FieldError[] {
+  const field = () => path.join('.') || '(body)'
+  if (typeof value === 'string') {
+    const message = textProblem(value)
+    return message ? [{ field: field(), message }] : []
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => textErrors(item, [...path, String(index)]))
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([key, item]) => {
+      const keyMessage = textProblem(key)
+      const keyErrors = keyMessage ? [{ field: `${field()} (a field name)`, message: keyMessage }] : []
+      return [...keyErrors, ...textErrors(item, [...path, keyMessage ? '?' : key])]
+    })
+  }
+  return []
+}
+
 /** Parses with a schema, throwing the spec's 422 (detail = field errors) on failure. */
 export function parseWith<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const badText = textErrors(raw)
+  if (badText.length > 0) throw new ServiceError('validation_failed', 'invalid request', { fields: badText })
   const parsed = schema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {
     throw new ServiceError('validation_failed', 'invalid request', { fields: fieldErrors(parsed.error) })

@@ -40,6 +40,11 @@ export interface PaymentConfig {
   settlementMarginSeconds: number
   /** Spec: Limits, nonce replay window (5 minutes). */
   replayWindowSeconds: number
+  /**
+   * The service's public origin (PUBLIC_BASE_URL): a challenge names its resource with it and the
+   * request's path, never with the Host header a client sent.
+   */
+  publicBaseUrl?: string
 }
 
 /** Spec: Limits, x402 signatures valid 5 minutes. */
@@ -94,6 +99,7 @@ export interface PaymentConfigInput {
   maxTimeoutSeconds?: number
   settlementMarginSeconds?: number
   replayWindowSeconds?: number
+  publicBaseUrl?: string
 }
 
 /**
@@ -121,6 +127,7 @@ export function createPaymentConfig(input: PaymentConfigInput): PaymentConfig {
     maxTimeoutSeconds,
     settlementMarginSeconds: input.settlementMarginSeconds ?? 6,
     replayWindowSeconds: input.replayWindowSeconds ?? MAX_SIGNATURE_LIFETIME_SECONDS,
+    ...(input.publicBaseUrl ? { publicBaseUrl: input.publicBaseUrl.replace(/\/+$/, '') } : {}),
   }
 }
 

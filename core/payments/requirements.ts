@@ -35,11 +35,22 @@ export function buildPaymentRequirements(
   return config.networks.map((network) => ({
     network,
     amount: input.amount,
-    resourceUrl: input.resourceUrl,
+    resourceUrl: publicResourceUrl(config.publicBaseUrl, input.resourceUrl),
     description: input.description,
     mimeType: input.mimeType ?? 'application/json',
     maxTimeoutSeconds: config.maxTimeoutSeconds,
   }))
+}
+
+/**
+ * The resource URL a challenge names: the configured public origin with the request's path and
+ * query. The origin of the request URL came from the client's Host header and is not repeated
+ * (issue 16 item 12). Without a configured origin, or for a non-HTTP resource, it is kept as is.
+ */
+export function publicResourceUrl(publicBaseUrl: string | undefined, resourceUrl: string): string {
+  if (!publicBaseUrl || !/^https?:\/\//i.test(resourceUrl)) return resourceUrl
+  const { pathname, search } = new URL(resourceUrl)
+  return `${publicBaseUrl}${pathname}${search}`
 }
 
 export interface OperationRequirementsInput {
