@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ServiceError } from '../errors.ts'
+import { MAX_BALANCE_MICROS } from '../money.ts'
 import type { Database } from '../store/database.ts'
 import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { type ApiKeyService, createApiKeyService, hashKey } from './api-keys.ts'
+import { keyUsageView } from './key-views.ts'
 
 const ADMIN = 'operator-key-0123456789abcdef'
 
@@ -71,5 +73,31 @@ describe.each(DATABASE_KINDS)('API keys on %s', (kind) => {
     expect(await keys.authenticate(expiring.apiKey)).toMatchObject({ kind: 'key' })
     now = new Date(now.getTime() + 2000)
     await expectUnauthorized(expiring.apiKey, 'API key expired')
+  })
+})
+
+describe('the maximum balance', () => {
+  it('refuses a credit above one billion USD with 422 naming amount_usd, and keeps balances exact in JSON', async () => {
+    const database = await openTestDatabase('pglite')
+    try {
+      const keys = createApiKeyService({ db: database.db, clock: { now: () => new Date() } })
+      const { record } = await keys.create({
+        email: 'm@example.com',
+        tier: 'pro',
+        balance: MAX_BALANCE_MICROS - 1n,
+      })
+      expect(Number.isSafeInteger(Number(MAX_BALANCE_MICROS))).toBe(true)
+      const error = await keys.credit(record.id, 2n).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ServiceError)
+      expect((error as ServiceError).code).toBe('validation_failed')
+      expect((error as ServiceError).fields?.[0]?.field).toBe('amount_usd')
+      expect((await keys.credit(record.id, 1n)).balanceMicros).toBe(MAX_BALANCE_MICROS)
+      expect(keyUsageView((await keys.get(record.id))!).balance_micros).toBe(1_000_000_000_000_000)
+      expect((await keys.credit(record.id, 1n).catch((e: unknown) => e)) as ServiceError).toBeInstanceOf(
+        ServiceError,
+      )
+    } finally {
+      await database.close()
+    }
   })
 })

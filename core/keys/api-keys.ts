@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Caller, Clock, Tier } from '../context.ts'
 import { ServiceError } from '../errors.ts'
-import type { Micros } from '../money.ts'
+import { formatUsd, MAX_BALANCE_MICROS, type Micros } from '../money.ts'
 import { createBatcher } from '../store/batcher.ts'
 import type { Db, DbTransaction } from '../store/database.ts'
 import { apiKeys } from '../store/schema.ts'
@@ -159,10 +159,19 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
       const [row] = await db
         .update(apiKeys)
         .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}` })
-        .where(eq(apiKeys.id, keyId))
+        .where(and(eq(apiKeys.id, keyId), lte(apiKeys.balanceMicros, MAX_BALANCE_MICROS - amount)))
         .returning()
-      if (!row) throw new ServiceError('not_found', 'unknown key')
-      return toRecord(row)
+      if (row) return toRecord(row)
+      const current = await get(keyId)
+      if (!current) throw new ServiceError('not_found', 'unknown key')
+      throw new ServiceError('validation_failed', 'credit above the maximum balance', {
+        fields: [
+          {
+            field: 'amount_usd',
+            message: `would take the balance above the maximum of ${formatUsd(MAX_BALANCE_MICROS)} USD (balance now ${formatUsd(current.balanceMicros)} USD)`,
+          },
+        ],
+      })
     },
 
     async revoke(keyId) {

@@ -1,6 +1,7 @@
 import type { Caller } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
 import { type ApiKeyService, type KeyRecord, tierAtLeast } from '../keys/api-keys.ts'
+import { formatUsd, MAX_BALANCE_MICROS } from '../money.ts'
 import { buildPaymentChallenge } from './challenge.ts'
 import type { SettlementReceipt } from './charge.ts'
 import { requireVerifiedPayment, settlementReceipt, type X402Payments } from './payment-gate.ts'
@@ -58,6 +59,18 @@ export async function purchaseKeyUpgrade(
     description: `Prepaid balance for the ${tier} tier`,
   })
   const verified = await requireVerifiedPayment(x402, request.payment, requirements)
+  // Refused before anything settles: a balance never goes above the maximum (nothing is lost).
+  const current = await deps.keys.get(caller.keyId)
+  if (current && current.balanceMicros + verified.amount > MAX_BALANCE_MICROS) {
+    throw new ServiceError('validation_failed', 'top-up above the maximum balance', {
+      fields: [
+        {
+          field: 'tier',
+          message: `a top-up of ${formatUsd(verified.amount)} USD would take the balance above the maximum of ${formatUsd(MAX_BALANCE_MICROS)} USD; nothing was charged`,
+        },
+      ],
+    })
+  }
   const ledgerId = await x402.ledger.reserve(verified, `${KEY_UPGRADE_OPERATION_ID}:${tier}`, caller.keyId)
   await x402.ledger.beginAttempt(ledgerId, ['reserved'])
   const result = await x402.settlement.settleOnce(verified)
