@@ -348,6 +348,38 @@ describe('x402 payments through the service', () => {
     expect(await again.json()).toMatchObject({ success: false, errorReason: 'nonce_replay' })
   })
 
+  it('refuses to verify or settle requirements the service never issues: a 1-micro price, another origin', async () => {
+    const payToBefore = await balanceOf(setup.payTo)
+    const header = await signedHeader(setup.payerKeys[0]!)
+    const paymentPayload = JSON.parse(Buffer.from(header, 'base64').toString()) as {
+      accepted: Record<string, unknown>
+      resource: { url: string }
+    }
+    expect(paymentPayload.resource.url).toBe('https://api.example.test/v1/test/paid-echo')
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...paymentPayload.accepted, amount: '1' }, paymentPayload.resource.url],
+      [paymentPayload.accepted, 'https://evil.example/v1/test/paid-echo'],
+      [paymentPayload.accepted, 'https://api.example.test/v1/unknown'],
+    ]
+    for (const [paymentRequirements, resourceUrl] of cases) {
+      const body = JSON.stringify({
+        x402Version: 2,
+        paymentPayload: { ...paymentPayload, resource: { url: resourceUrl } },
+        paymentRequirements,
+      })
+      const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body }
+      expect(await (await fetch(`${server.baseUrl}/x402/verify`, init)).json()).toMatchObject({
+        isValid: false,
+        invalidReason: 'invalid_requirements',
+      })
+      expect(await (await fetch(`${server.baseUrl}/x402/settle`, init)).json()).toMatchObject({
+        success: false,
+        errorReason: 'invalid_requirements',
+      })
+    }
+    expect(await balanceOf(setup.payTo)).toBe(payToBefore)
+  })
+
   it('discloses settlement figures to the operator only', async () => {
     const admin = (await (
       await fetch(`${server.baseUrl}/v1/financial/health`, { headers: { 'x-api-key': TEST_ADMIN_KEY } })

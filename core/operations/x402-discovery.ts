@@ -1,6 +1,11 @@
 import type { PaymentConfig } from '../payments/networks.ts'
 import type { DiscoveryRoute } from '../payments/pricing.ts'
-import { buildX402Discovery, KEY_UPGRADE_OPERATION_ID, type OperationPrice } from '../payments/pricing.ts'
+import {
+  buildX402Discovery,
+  KEY_UPGRADE_OPERATION_ID,
+  KEY_UPGRADE_PRICES,
+  type OperationPrice,
+} from '../payments/pricing.ts'
 import type { AnyOperation } from './define.ts'
 
 /** The path of the key top-up route (a payment route, not a registry operation). */
@@ -19,4 +24,62 @@ export function x402DiscoveryOf(operations: readonly AnyOperation[], config: Pay
     prices[operation.id] = operation.price
   }
   return buildX402Discovery({ config, baseUrl, routes, prices })
+}
+
+/** Whether a payment requirement is one this service issues: its own resource at one of its prices. */
+export type IssuedRequirementCheck = (resourceUrl: string, amount: bigint) => boolean
+
+/**
+ * The requirements `/x402/settle` and `/x402/verify` accept (issue 16 item 5): a resource on this
+ * service's public origin whose path is a priced route, at an x402 price that route charges at
+ * some quality (a whole number of units for per-unit operations), or a key top-up at its price.
+ * Anything else (a client-chosen 1-micro amount, another origin) is refused before any
+ * settlement, so nobody can make the operator pay gas for payments the service never asked for.
+ */
+export function issuedRequirementCheck(
+  operations: readonly AnyOperation[],
+  publicBaseUrl: string,
+  maxUnits = 1_000,
+): IssuedRequirementCheck {
+  const origin = new URL(publicBaseUrl).origin
+  const routes = operations.flatMap((operation) => {
+    if (!operation.price) return []
+    return [
+      {
+        pattern: pathPattern(operation.http.path),
+        prices: Object.values(operation.price.x402) as bigint[],
+        perUnit: operation.units !== undefined,
+      },
+    ]
+  })
+  routes.push({
+    pattern: pathPattern(KEY_UPGRADE_ROUTE.path),
+    prices: Object.values(KEY_UPGRADE_PRICES),
+    perUnit: false,
+  })
+  return (resourceUrl, amount) => {
+    let url: URL
+    try {
+      url = new URL(resourceUrl)
+    } catch {
+      return false
+    }
+    if (url.origin !== origin) return false
+    const route = routes.find((candidate) => candidate.pattern.test(url.pathname))
+    if (!route) return false
+    return route.prices.some((price) =>
+      route.perUnit
+        ? amount % price === 0n && amount / price >= 1n && amount / price <= BigInt(maxUnits)
+        : amount === price,
+    )
+  }
+}
+
+/** `/v1/reports/{report_id}` as an anchored pattern matching one path segment per parameter. */
+function pathPattern(path: string): RegExp {
+  const escaped = path
+    .split(/\{[a-z_][a-z0-9_]*\}/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]+')
+  return new RegExp(`^${escaped}$`)
 }

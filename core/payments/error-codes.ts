@@ -24,6 +24,7 @@ export const PAYMENT_ERROR_CODES = [
   'facilitator_unavailable',
   'facilitator_rejected',
   'insufficient_balance',
+  'invalid_requirements',
 ] as const
 
 export type PaymentErrorCode = (typeof PAYMENT_ERROR_CODES)[number]
@@ -52,4 +53,6 @@ export const PAYMENT_ERROR_MESSAGES: Readonly<Record<PaymentErrorCode, string>> 
   facilitator_unavailable: 'Payment facilitator is unavailable',
   facilitator_rejected: 'Payment facilitator rejected the payment',
   insufficient_balance: 'The API key balance does not cover this call; pay it with x402 or top up the key',
+  invalid_requirements:
+    'Payment requirements are not ones this service issues (its own resource at its price)',
 }

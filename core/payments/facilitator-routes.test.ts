@@ -32,12 +32,38 @@ async function facilitatorBody() {
   })
   return {
     x402Version: 2,
-    paymentPayload: { x402Version: 2, accepted: standard, payload: { signature, authorization } },
+    paymentPayload: {
+      x402Version: 2,
+      resource: { url: 'https://api.test/v1/risk/score' },
+      accepted: standard,
+      payload: { signature, authorization },
+    },
     paymentRequirements: standard,
   }
 }
 
 describe('parseFacilitatorRequest', () => {
+  it('refuses requirements the service does not issue, and requirements without a resource', async () => {
+    const body = await facilitatorBody()
+    const seen: [string, bigint][] = []
+    const refused = parseFacilitatorRequest(config, body, (url, amount) => {
+      seen.push([url, amount])
+      return false
+    })
+    expect(refused).toMatchObject({ ok: false, invalidReason: 'invalid_requirements' })
+    expect(seen).toContainEqual(['https://api.test/v1/risk/score', 110_000n])
+    const { resource: _resource, ...withoutResource } = body.paymentPayload
+    const { resource: _v1Resource, ...requirementsWithoutResource } =
+      body.paymentRequirements as unknown as Record<string, unknown>
+    expect(
+      parseFacilitatorRequest(config, {
+        ...body,
+        paymentPayload: withoutResource,
+        paymentRequirements: requirementsWithoutResource,
+      }),
+    ).toMatchObject({ ok: false, invalidReason: 'invalid_requirements' })
+  })
+
   it('turns a facilitator request into a payment and requirements the verifier accepts', async () => {
     const request = parseFacilitatorRequest(config, await facilitatorBody())
     expect(request.ok).toBe(true)

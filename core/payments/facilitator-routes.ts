@@ -32,6 +32,9 @@ const FacilitatorRequestSchema = z.looseObject({
   paymentRequirements: RequirementsSchema.describe('The requirement the payment answers.'),
 })
 
+/** Whether a requirement (resource URL, amount) is one the service itself issues. */
+export type IssuedCheck = (resourceUrl: string, amount: bigint) => boolean
+
 export type FacilitatorRequest =
   | { ok: true; source: PaymentSource; requirements: PaymentRequirement[] }
   | (RejectedPayment & { ok: false })
@@ -42,7 +45,11 @@ export type FacilitatorRequest =
  * Facilitator routes, same values as invalidReason). Only payments to this service's payTo in
  * the configured USDC are accepted. Verify with `claimNonce: false` on `/x402/verify`.
  */
-export function parseFacilitatorRequest(config: PaymentConfig, body: unknown): FacilitatorRequest {
+export function parseFacilitatorRequest(
+  config: PaymentConfig,
+  body: unknown,
+  isIssued: IssuedCheck = () => true,
+): FacilitatorRequest {
   const parsed = FacilitatorRequestSchema.safeParse(body)
   if (!parsed.success) {
     return { ok: false, ...reject('malformed_payload', 'body needs paymentPayload and paymentRequirements') }
@@ -63,6 +70,20 @@ export function parseFacilitatorRequest(config: PaymentConfig, body: unknown): F
   if (amount <= 0n)
     return { ok: false, ...reject('malformed_payload', 'paymentRequirements needs a positive amount') }
   const resource = parsed.data.paymentPayload.resource as { url?: unknown } | undefined
+  // A v1 requirement names its resource, a v2 payload does too: every one given must be issued here.
+  const named = [req.resource, typeof resource?.url === 'string' ? resource.url : undefined].filter(
+    (url): url is string => url !== undefined,
+  )
+  const resourceUrl = named[0] ?? ''
+  if (named.length === 0 || !named.every((url) => isIssued(url, amount))) {
+    return {
+      ok: false,
+      ...reject(
+        'invalid_requirements',
+        'paymentRequirements are not ones this service issues: a resource of this service at its price (see /.well-known/x402.json)',
+      ),
+    }
+  }
   return {
     ok: true,
     source: { payload: parsed.data.paymentPayload },
@@ -70,7 +91,7 @@ export function parseFacilitatorRequest(config: PaymentConfig, body: unknown): F
       {
         network,
         amount,
-        resourceUrl: req.resource ?? (typeof resource?.url === 'string' ? resource.url : ''),
+        resourceUrl,
         description: req.description ?? '',
         mimeType: req.mimeType ?? 'application/json',
         maxTimeoutSeconds: config.maxTimeoutSeconds,
@@ -83,8 +104,8 @@ export function parseFacilitatorRequest(config: PaymentConfig, body: unknown): F
  * `POST /x402/verify`: the same checks as a paid call, without using the nonce up (a client may
  * verify first and pay later).
  */
-export async function verifyFacilitatorRequest(x402: X402Payments, body: unknown) {
-  const request = parseFacilitatorRequest(x402.config, body)
+export async function verifyFacilitatorRequest(x402: X402Payments, body: unknown, isIssued: IssuedCheck) {
+  const request = parseFacilitatorRequest(x402.config, body, isIssued)
   if (!request.ok) return toVerifyResponse(request)
   const result = await x402.verifier.verify(request.source, request.requirements, { claimNonce: false })
   return toVerifyResponse(result)
@@ -94,8 +115,12 @@ export async function verifyFacilitatorRequest(x402: X402Payments, body: unknown
  * `POST /x402/settle`: verifies (claiming the nonce), writes the ledger row, then settles it once,
  * so a payment settled here can never pay for a call too, nor be settled twice.
  */
-export async function settleFacilitatorRequest(x402: X402Payments, body: unknown): Promise<PaymentResponse> {
-  const request = parseFacilitatorRequest(x402.config, body)
+export async function settleFacilitatorRequest(
+  x402: X402Payments,
+  body: unknown,
+  isIssued: IssuedCheck,
+): Promise<PaymentResponse> {
+  const request = parseFacilitatorRequest(x402.config, body, isIssued)
   if (!request.ok) return failedSettleResponse(request.invalidReason)
   const verified = await x402.verifier.verify(request.source, request.requirements)
   if (!verified.isValid) return failedSettleResponse(verified.invalidReason, verified.payer)

@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import type { ApiKeyService } from '../../core/keys/index.ts'
 import { keyUsageView } from '../../core/keys/index.ts'
 import { type AnyOperation, x402DiscoveryOf } from '../../core/operations/index.ts'
+import { issuedRequirementCheck } from '../../core/operations/x402-discovery.ts'
 import { settleFacilitatorRequest, verifyFacilitatorRequest } from '../../core/payments/facilitator-routes.ts'
 import { purchaseKeyUpgrade } from '../../core/payments/key-upgrade.ts'
 import type { X402Payments } from '../../core/payments/payment-gate.ts'
@@ -29,6 +30,7 @@ const HTTP_PAYMENT_FIELDS = {
  */
 export function paymentRoutes(options: PaymentRoutesOptions) {
   const { x402, keys } = options
+  const isIssued = issuedRequirementCheck(options.operations, options.publicBaseUrl)
   return new Hono<AppEnv>()
     .get('/.well-known/x402.json', (c) => {
       if (!x402) return c.json({ x402Version: 2, enabled: false, note: 'x402 payments are not configured' })
@@ -37,11 +39,11 @@ export function paymentRoutes(options: PaymentRoutesOptions) {
     })
     .post('/x402/verify', async (c) => {
       if (!x402) return c.json({ isValid: false, invalidReason: 'unsupported_network' }, 400)
-      return c.json(await verifyFacilitatorRequest(x402, await readJsonBody(c)))
+      return c.json(await verifyFacilitatorRequest(x402, await readJsonBody(c), isIssued))
     })
     .post('/x402/settle', async (c) => {
       if (!x402) return c.json(failedSettleResponse('unsupported_network'), 400)
-      return c.json(await settleFacilitatorRequest(x402, await readJsonBody(c)))
+      return c.json(await settleFacilitatorRequest(x402, await readJsonBody(c), isIssued))
     })
     .post('/v1/keys/upgrade/:tier', async (c) => {
       const caller = await keys.authenticate(c.req.header('x-api-key'))
