@@ -3,6 +3,7 @@ import { systemClock } from '../core/context.ts'
 import {
   AdminCreateKeyInput,
   AdminCreditInput,
+  AdminExpireInput,
   createApiKeyService,
   keyUsageView,
 } from '../core/keys/index.ts'
@@ -14,10 +15,14 @@ import { loadConfig } from './config.ts'
 const USAGE = `usage:
   npm run cli -- create-key --email a@b.example --tier pro [--balance-usd 25]
   npm run cli -- credit --key-id <uuid> --amount-usd 10
+  npm run cli -- revoke-key --key-id <uuid>
+  npm run cli -- expire-key --key-id <uuid> [--at 2026-12-31T00:00:00Z]   (default: now)
 Operates on the same database as the server (DATA_DIR or DATABASE_URL). With PGlite, stop the
 server first: an embedded database has one process at a time.`
 
-/** Operator commands without the HTTP server: create a live key with a balance, add balance. */
+const COMMANDS = ['create-key', 'credit', 'revoke-key', 'expire-key']
+
+/** Operator commands without the HTTP server: create a live key with a balance, add balance, revoke or expire a key. */
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2)
   const { values } = parseArgs({
@@ -28,9 +33,10 @@ async function main(): Promise<void> {
       'balance-usd': { type: 'string' },
       'key-id': { type: 'string' },
       'amount-usd': { type: 'string' },
+      at: { type: 'string' },
     },
   })
-  if (command !== 'create-key' && command !== 'credit') {
+  if (!command || !COMMANDS.includes(command)) {
     console.error(USAGE)
     process.exit(2)
   }
@@ -50,9 +56,18 @@ async function main(): Promise<void> {
         balance: usd(input.balance_usd),
       })
       console.log(JSON.stringify({ api_key: created.apiKey, ...keyUsageView(created.record) }, null, 2))
-    } else {
+    } else if (command === 'credit') {
       const input = parseWith(AdminCreditInput, { amount_usd: values['amount-usd'] })
       const record = await keys.credit(values['key-id'] ?? '', usd(input.amount_usd))
+      console.log(JSON.stringify(keyUsageView(record), null, 2))
+    } else {
+      const keyId = values['key-id'] ?? ''
+      const input = parseWith(AdminExpireInput, values.at === undefined ? {} : { expires_at: values.at })
+      const record =
+        command === 'revoke-key'
+          ? await keys.revoke(keyId)
+          : await keys.expire(keyId, input.expires_at ? new Date(input.expires_at) : new Date())
+      if (!record) throw new Error(`key-id: no key ${JSON.stringify(keyId)}`)
       console.log(JSON.stringify(keyUsageView(record), null, 2))
     }
   } finally {

@@ -57,7 +57,13 @@ export interface ApiKeyService {
   authenticate(presented: string | undefined): Promise<Caller>
   get(keyId: string): Promise<KeyRecord | null>
   credit(keyId: string, amount: Micros): Promise<KeyRecord>
-  revoke(keyId: string): Promise<void>
+  /**
+   * Revokes a key at once (every process reads the status on each call). The balance stays on the
+   * record, forfeited: a revoked key never pays or is refunded to. Null for an unknown key.
+   */
+  revoke(keyId: string): Promise<KeyRecord | null>
+  /** Sets when a key expires (a moment in the past expires it now). Null for an unknown key. */
+  expire(keyId: string, at: Date): Promise<KeyRecord | null>
   /**
    * A paid top-up (POST /v1/keys/upgrade/{tier}): adds `amount` and raises the tier, inside the
    * caller's transaction so it commits with the settled payment.
@@ -175,7 +181,21 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
     },
 
     async revoke(keyId) {
-      await db.update(apiKeys).set({ status: 'revoked' }).where(eq(apiKeys.id, keyId))
+      const [row] = await db
+        .update(apiKeys)
+        .set({ status: 'revoked' })
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.role, 'customer')))
+        .returning()
+      return row ? toRecord(row) : null
+    },
+
+    async expire(keyId, at) {
+      const [row] = await db
+        .update(apiKeys)
+        .set({ expiresAt: at })
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.role, 'customer')))
+        .returning()
+      return row ? toRecord(row) : null
     },
 
     async creditTopUp(tx, keyId, amount, tier) {

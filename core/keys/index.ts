@@ -9,5 +9,5 @@ export {
   TIERS,
   tierAtLeast,
 } from './api-keys.ts'
-export { AdminCreateKeyInput, AdminCreditInput, CreateKeyInput } from './key-schemas.ts'
+export { AdminCreateKeyInput, AdminCreditInput, AdminExpireInput, CreateKeyInput } from './key-schemas.ts'
 export { keyUsageView } from './key-views.ts'

@@ -41,3 +41,13 @@ export const AdminCreateKeyInput = z
 export const AdminCreditInput = z
   .object({ amount_usd: usdAmount.describe('Balance to add, in USD') })
   .strict()
+
+/** POST /v1/admin/keys/{key_id}/expire: the operator sets when a key stops working (default now). */
+export const AdminExpireInput = z
+  .object({
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('ISO 8601 moment the key stops working; omitted or in the past: now'),
+  })
+  .strict()

@@ -19,5 +19,6 @@ export function keyUsageView(record: KeyRecord) {
     spent_usdc: microsToUsdNumber(record.spentMicros),
     paid_calls: Number(record.callCount),
     created_at: record.createdAt.toISOString(),
+    expires_at: record.expiresAt?.toISOString() ?? null,
   }
 }

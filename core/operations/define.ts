@@ -34,6 +34,8 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
   /** MCP tool name (snake_case). */
   id: string
   http: OperationHttp
+  /** Short display name (MCP tool title); default: the id in words (`entity_check` -> `Entity check`). */
+  title?: string
   summary: string
   description?: string
   input: I
@@ -43,6 +45,11 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
   /** Billable units of one call (leads per lead); the price is per unit. Default 1. */
   units?: (input: z.infer<I>) => number
   access: OperationAccess
+  /**
+   * The call reaches outside services at run time (registers, VIES, DNS, RDAP, TLS): results
+   * depend on the world, not only on stored data. MCP `openWorldHint`. Default false.
+   */
+  openWorld?: boolean
   /** Deterministic mock for sandbox keys; required when access.sandbox is 'mock'. */
   mock?: (input: z.infer<I>) => z.infer<O>
   run: (input: z.infer<I>, ctx: OperationContext) => Promise<z.infer<O>>

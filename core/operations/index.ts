@@ -1,6 +1,7 @@
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
+import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
 import { reputationHistory } from './reputation-history.ts'
@@ -20,6 +21,7 @@ export const operations: readonly AnyOperation[] = [
   sanctionsScreen,
   reputationHistory,
   keysUsage,
+  keysRevoke,
   financialHealth,
 ] as AnyOperation[]
 

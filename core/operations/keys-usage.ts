@@ -13,13 +13,14 @@ export const KeysUsageResult = z
     email: z.string(),
     tier: z.string().describe('sandbox, free, starter, pro or enterprise'),
     mode: z.string().describe('live or sandbox'),
-    status: z.string().describe('active or revoked'),
+    status: z.string().describe('active or revoked (an expired key keeps status active; see expires_at)'),
     balance_micros: z.number().int().describe('Prepaid balance in micro-USDC (exact)'),
     balance_usdc: z.number().describe('The same in USD, for reading'),
     spent_micros: z.number().int().describe('Spent from the balance so far, micro-USDC'),
     spent_usdc: z.number(),
     paid_calls: z.number().int().describe('Calls paid from the balance'),
     created_at: z.string(),
+    expires_at: z.string().nullable().describe('When the key stops working (null: never)'),
   })
   .strict()
 
@@ -27,6 +28,7 @@ export const KeysUsageResult = z
 export const keysUsage = defineOperation({
   id: 'keys_usage',
   http: { method: 'GET', path: '/v1/keys/usage' },
+  title: 'Key usage',
   summary: "The calling key's balance, tier and spend",
   description: 'Money is exact in micro-USDC (balance_micros) and as USD numbers. Free; needs an API key.',
   input: KeysUsageInput,

@@ -22,8 +22,8 @@ export interface ServiceDeps {
   sanctionsLists?: SanctionsService
   /** Stored company checks (history, cached tier); absent: nothing is stored. */
   checks?: CheckStore
-  /** The key records (GET /v1/keys/usage). */
-  keys?: Pick<ApiKeyService, 'get'>
+  /** The key records (GET /v1/keys/usage, POST /v1/keys/revoke). */
+  keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
 }

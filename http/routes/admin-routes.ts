@@ -1,7 +1,9 @@
 import { Hono } from 'hono'
+import { ServiceError } from '../../core/errors.ts'
 import {
   AdminCreateKeyInput,
   AdminCreditInput,
+  AdminExpireInput,
   type ApiKeyService,
   keyUsageView,
 } from '../../core/keys/index.ts'
@@ -15,7 +17,9 @@ import { readJsonBody } from '../request.ts'
  * Operator routes, mounted at `/v1/admin`: customers get 403 for every path below it, known or
  * not (spec: Permissions). HTTP only, never MCP tools.
  */
-export function adminRoutes(keys: Pick<ApiKeyService, 'authenticate' | 'create' | 'credit'>) {
+export function adminRoutes(
+  keys: Pick<ApiKeyService, 'authenticate' | 'create' | 'credit' | 'revoke' | 'expire'>,
+) {
   return new Hono<AppEnv>()
     .use('*', requireKey(keys), requireOperator())
     .post('/keys', async (c) => {
@@ -30,6 +34,18 @@ export function adminRoutes(keys: Pick<ApiKeyService, 'authenticate' | 'create' 
     .post('/keys/:key_id/credit', async (c) => {
       const input = parseWith(AdminCreditInput, await readJsonBody(c))
       const record = await keys.credit(c.req.param('key_id'), usd(input.amount_usd))
+      return c.json(keyUsageView(record))
+    })
+    .post('/keys/:key_id/revoke', async (c) => {
+      const record = await keys.revoke(c.req.param('key_id'))
+      if (!record) throw new ServiceError('not_found', 'unknown key')
+      return c.json(keyUsageView(record))
+    })
+    .post('/keys/:key_id/expire', async (c) => {
+      const input = parseWith(AdminExpireInput, await readJsonBody(c))
+      const requested = input.expires_at ? new Date(input.expires_at) : new Date()
+      const record = await keys.expire(c.req.param('key_id'), requested)
+      if (!record) throw new ServiceError('not_found', 'unknown key')
       return c.json(keyUsageView(record))
     })
 }
