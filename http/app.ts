@@ -5,7 +5,8 @@ import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
 import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
 import type { AppEnv } from './env.ts'
-import { mcpGuard } from './middleware/mcp-guard.ts'
+import { corsMiddleware } from './middleware/cors.ts'
+import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
 import { problemResponse, sendProblem, toProblem } from './problem.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
@@ -23,6 +24,11 @@ export interface AppOptions {
   mcp?: (request: Request, apiKey: string | undefined) => Promise<Response>
   /** Browser origins allowed on /mcp (besides loopback); others get 403. */
   mcpAllowedOrigins?: readonly string[]
+  /**
+   * Browser origins allowed by CORS on every route but /mcp (CORS_ALLOWED_ORIGINS); `['*']`, the
+   * default, allows any origin without credentials. /mcp follows mcpAllowedOrigins.
+   */
+  corsAllowedOrigins?: readonly string[]
   /** Largest accepted request body (bytes); larger gets 413. */
   maxBodyBytes?: number
   /** Called with unexpected errors (never sent to the client). */
@@ -34,13 +40,14 @@ export interface AppOptions {
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
 
 /**
- * The Hono app: request id and body limit, one error renderer, then the route groups as sub-apps:
+ * The Hono app: request id, CORS and body limit, one error renderer, then the route groups as sub-apps:
  * public, operator (`/v1/admin`), the other groups, every registry operation, and `/mcp`.
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { runtime, operations, health } = options
   const app = new Hono<AppEnv>()
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const mcpAllowedOrigins = options.mcpAllowedOrigins ?? []
 
   app.use('*', async (c, next) => {
     const requestId = randomUUID()
@@ -48,6 +55,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     await next()
     c.header('X-Request-Id', requestId)
   })
+
+  app.use(
+    '*',
+    corsMiddleware({
+      allowedOrigins: options.corsAllowedOrigins ?? ['*'],
+      isMcpOriginAllowed: mcpOriginCheck(mcpAllowedOrigins),
+    }),
+  )
 
   app.use(
     '*',
@@ -74,7 +89,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   if (options.mcp) {
     const handleMcp = options.mcp
-    app.use('/mcp', mcpGuard({ allowedOrigins: options.mcpAllowedOrigins ?? [] }))
+    app.use('/mcp', mcpGuard({ allowedOrigins: mcpAllowedOrigins }))
     app.all('/mcp', (c) => handleMcp(c.req.raw, c.req.header('x-api-key')))
   }
 

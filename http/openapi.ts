@@ -1,39 +1,22 @@
 import { formatUsd } from '../core/money.ts'
 import { type AnyOperation, pathParameters } from '../core/operations/define.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
-
-const problemSchema = {
-  type: 'object',
-  description: 'RFC 7807 problem details; 422 detail is an array of {field, message}',
-  properties: {
-    type: { type: 'string', const: 'about:blank' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: {
-      oneOf: [
-        { type: 'string' },
-        {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { field: { type: 'string' }, message: { type: 'string' } },
-            required: ['field', 'message'],
-          },
-        },
-      ],
-    },
-  },
-  required: ['type', 'title', 'status', 'detail'],
-}
-
-function problemResponse(description: string) {
-  return {
-    description,
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-  }
-}
+import type { TierPrices } from '../core/payments/pricing.ts'
+import { components, errorResponses, paidSuccessHeaders, requestIdHeader } from './openapi-components.ts'
+import { serviceRoutePaths } from './openapi-routes.ts'
 
 const SUCCESS_DESCRIPTION = { 200: 'Success', 201: 'Created', 204: 'Deleted (no body)' } as const
+
+const QUALITY_ORDER = ['cached', 'fresh', 'enhanced'] as const
+
+/** The quality tiers an operation prices (x402 or account), in order; fixed prices have one. */
+function qualityTiers(operation: AnyOperation): string[] {
+  const { price } = operation
+  if (!price) return []
+  const priced = (tiers: TierPrices) => QUALITY_ORDER.filter((quality) => tiers[quality] !== undefined)
+  const tiers = new Set([...priced(price.x402), ...priced(price.account)])
+  return QUALITY_ORDER.filter((quality) => tiers.has(quality))
+}
 
 function priceExtension(operation: AnyOperation) {
   const { price } = operation
@@ -48,40 +31,37 @@ function priceExtension(operation: AnyOperation) {
 }
 
 /**
- * One operation as an OpenAPI operation: path parameters and (GET, DELETE) query parameters, or
- * the JSON body (POST), all taken from the operation's one input schema.
+ * One registry operation as an OpenAPI operation: path parameters and (GET, DELETE) query
+ * parameters, or the JSON body (POST), all from the operation's one input schema. A priced
+ * operation accepts the key or an x402 payment and documents the 402 challenge;
+ * `X-Response-Quality` is offered only when its price has more than one quality tier.
  */
 function openApiOperation(operation: AnyOperation) {
   const input = toJsonSchema(operation.input, 'input')
   const properties = (input.properties ?? {}) as Record<string, Record<string, unknown>>
   const required = new Set((input.required as string[] | undefined) ?? [])
   const inPath = new Set(pathParameters(operation.http.path))
-  const parameters: unknown[] = [
-    {
-      name: 'X-API-Key',
-      in: 'header',
-      required: operation.price === null,
-      schema: { type: 'string' },
-      description: operation.price === null ? 'Required: this operation is free but needs a key' : undefined,
-    },
-  ]
-  if (operation.price) {
+  const parameters: unknown[] = []
+  const tiers = qualityTiers(operation)
+  if (tiers.length > 1) {
     parameters.push({
       name: 'X-Response-Quality',
       in: 'header',
       required: false,
-      schema: { type: 'string', enum: ['cached', 'fresh', 'enhanced'], default: 'fresh' },
+      description: 'Quality tier (priced per tier, see x-price-usd); the tier used is in the answer',
+      schema: { type: 'string', enum: tiers, default: 'fresh' },
     })
   }
   for (const name of inPath) {
     parameters.push({ name, in: 'path', required: true, schema: properties[name] ?? { type: 'string' } })
   }
   let requestBody: unknown
+  const hasBody = operation.http.method === 'POST' && !operation.http.noBody
   if (operation.http.method !== 'POST') {
     for (const [name, schema] of Object.entries(properties)) {
       if (!inPath.has(name)) parameters.push({ name, in: 'query', required: required.has(name), schema })
     }
-  } else if (!operation.http.noBody) {
+  } else if (hasBody) {
     const bodyProperties = Object.fromEntries(
       Object.entries(properties).filter(([name]) => !inPath.has(name)),
     )
@@ -92,46 +72,64 @@ function openApiOperation(operation: AnyOperation) {
         : { ...input, properties: bodyProperties, ...(bodyRequired.length ? { required: bodyRequired } : {}) }
     requestBody = { required: true, content: { 'application/json': { schema } } }
   }
-  const success = operation.http.status ?? 200
-  const responses: Record<string, unknown> = {
-    [success]:
-      success === 204
-        ? { description: SUCCESS_DESCRIPTION[204] }
-        : {
-            description: SUCCESS_DESCRIPTION[success],
-            content: { 'application/json': { schema: toJsonSchema(operation.output, 'output') } },
-          },
-    ...(operation.http.method === 'POST'
-      ? { 400: problemResponse('Missing body, malformed JSON or unsupported Content-Type') }
-      : {}),
-    401: problemResponse('Missing, invalid, revoked or expired key; test key'),
-    ...(operation.price
-      ? { 402: { description: 'x402 payment required (challenge in PAYMENT-REQUIRED header and body)' } }
-      : {}),
-    403: problemResponse('Tier, sandbox or role does not allow this operation'),
-    ...(inPath.size > 0 ? { 404: problemResponse('Unknown id, or one that belongs to another key') } : {}),
-    422: problemResponse('Invalid field values; detail lists {field, message}'),
-    500: problemResponse('Unexpected error; detail carries a request id'),
-    503: problemResponse('A source this operation depends on is unavailable (nothing charged)'),
-  }
+  const priced = operation.price !== null
+  const status = operation.http.status ?? 200
+  const headers = priced ? paidSuccessHeaders : requestIdHeader
+  const errors = [
+    ...(hasBody ? [400] : []),
+    401,
+    ...(priced ? [402] : []),
+    403,
+    ...(inPath.size > 0 ? [404] : []),
+    ...(hasBody ? [413] : []),
+    422,
+    429,
+    500,
+    503,
+  ]
   return {
     operationId: operation.id,
+    tags: [priced ? 'Checks' : 'Keys'],
     summary: operation.summary,
     description: operation.description,
-    parameters,
+    ...(parameters.length > 0 ? { parameters } : {}),
     requestBody,
-    security: operation.price === null ? [{ apiKey: [] }] : [{ apiKey: [] }, {}],
+    security: priced ? [{ apiKey: [] }, { x402Payment: [] }, { x402PaymentV1: [] }] : [{ apiKey: [] }],
     'x-price-usd': priceExtension(operation),
     'x-sandbox': operation.access.sandbox,
     ...(operation.access.minTier ? { 'x-min-tier': operation.access.minTier } : {}),
     'x-mcp-tool': operation.id,
-    responses,
+    responses: {
+      [status]:
+        status === 204
+          ? { description: SUCCESS_DESCRIPTION[204], headers }
+          : {
+              description: SUCCESS_DESCRIPTION[status],
+              headers,
+              content: { 'application/json': { schema: toJsonSchema(operation.output, 'output') } },
+            },
+      ...errorResponses(errors),
+    },
   }
 }
 
-/** OpenAPI 3.1 from the same zod schemas that validate requests (CONVENTIONS 3). */
+const TAGS = [
+  { name: 'Public', description: 'No key, no payment; never 401, 402 or 403' },
+  { name: 'Checks', description: 'Priced operations: paid per call with x402 or from a key balance' },
+  { name: 'Keys', description: 'Key provisioning, usage and free key operations' },
+  { name: 'Payments', description: 'x402 discovery, facilitator routes and key top-ups' },
+  { name: 'Operator', description: 'The operator key only (ADMIN_API_KEY)' },
+  { name: 'MCP', description: 'The same operations as MCP tools (Streamable HTTP)' },
+]
+
+/**
+ * OpenAPI 3.1 of every route the service serves: the registry operations, from the same zod
+ * schemas that validate requests (CONVENTIONS 3), and the public, key, operator, payment and MCP
+ * routes (http/openapi-routes.ts).
+ */
 export function buildOpenApiDocument(operations: readonly AnyOperation[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {}
+  for (const [path, methods] of Object.entries(serviceRoutePaths)) paths[path] = { ...methods }
   for (const operation of operations) {
     paths[operation.http.path] = {
       ...paths[operation.http.path],
@@ -147,10 +145,8 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], versio
         'Validates companies, sales leads and AI agent wallets. Pay per call with x402 or from a prepaid API key balance.',
     },
     servers: [{ url: '/' }],
-    components: {
-      schemas: { Problem: problemSchema },
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-    },
+    tags: TAGS,
+    components,
     paths,
   }
 }

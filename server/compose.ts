@@ -121,6 +121,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         .map((origin) => origin.trim())
         .filter(Boolean),
     ],
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
     routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
   })
   return {

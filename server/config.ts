@@ -5,6 +5,17 @@ const optionalString = z
   .optional()
   .transform((value) => (value === '' ? undefined : value))
 
+/** `*`, or an http(s) origin written as browsers send it (no path, no trailing slash). */
+function isCorsOrigin(entry: string): boolean {
+  if (entry === '*') return true
+  try {
+    const url = new URL(entry)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry
+  } catch {
+    return false
+  }
+}
+
 /**
  * Every environment variable the service reads, parsed once (CONVENTIONS 2). The README's
  * configuration table lists the same names and defaults.
@@ -29,6 +40,17 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Browser origins allowed to call /mcp besides PUBLIC_BASE_URL's and loopback (comma-separated).
   MCP_ALLOWED_ORIGINS: optionalString,
+  // CORS: browser origins allowed on every route but /mcp (comma-separated origins, or `*` for any;
+  // never with credentials, since callers authenticate with a header). /mcp follows MCP_ALLOWED_ORIGINS.
+  CORS_ALLOWED_ORIGINS: optionalString.pipe(
+    z
+      .string()
+      .default('*')
+      .refine(
+        (value) => value.split(',').every((entry) => isCorsOrigin(entry.trim())),
+        'use `*` or comma-separated origins such as https://app.example.com (scheme, host and port only)',
+      ),
+  ),
   // Company sources (entity, risk, reputation, KYB checks).
   KVK_API_URL: z.url().default('https://api.kvk.nl'),
   KVK_API_KEY: optionalString,

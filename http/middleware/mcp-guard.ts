@@ -15,6 +15,20 @@ function originOf(value: string): string | undefined {
 }
 
 /**
+ * Whether a browser `Origin` may call `/mcp`: the configured origins (the public base URL's and
+ * MCP_ALLOWED_ORIGINS) and loopback; anything else, including `null` and garbage, may not. Shared
+ * by the guard and the CORS preflight of `/mcp` (middleware/cors.ts).
+ */
+export function mcpOriginCheck(allowedOrigins: readonly string[]): (origin: string) => boolean {
+  const allowed = new Set(allowedOrigins.map(originOf).filter((origin) => origin !== undefined))
+  return (origin) => {
+    const parsed = originOf(origin)
+    if (!parsed) return false
+    return LOOPBACK_HOSTS.has(new URL(parsed).hostname) || allowed.has(parsed)
+  }
+}
+
+/**
  * Guards the stateless Streamable HTTP endpoint (MCP transport spec):
  * - only POST carries messages: GET (no server-initiated stream) and DELETE (no session) get 405,
  *   so clients do not reconnect to a stream that closes at once;
@@ -23,19 +37,15 @@ function originOf(value: string): string | undefined {
  *   Requests without Origin (non-browser agents) pass.
  */
 export function mcpGuard(options: { allowedOrigins: readonly string[] }): MiddlewareHandler<AppEnv> {
-  const allowed = new Set(options.allowedOrigins.map(originOf).filter((origin) => origin !== undefined))
+  const isAllowed = mcpOriginCheck(options.allowedOrigins)
   return async (c, next) => {
     if (c.req.method !== 'POST') {
       c.header('Allow', 'POST')
       return problemResponse(c, 405, 'this MCP endpoint is stateless: send JSON-RPC messages with POST')
     }
     const origin = c.req.header('origin')
-    if (origin !== undefined) {
-      const parsed = originOf(origin)
-      const loopback = parsed !== undefined && LOOPBACK_HOSTS.has(new URL(parsed).hostname)
-      if (!parsed || !(loopback || allowed.has(parsed))) {
-        return problemResponse(c, 403, `Origin ${origin} is not allowed to call this MCP endpoint`)
-      }
+    if (origin !== undefined && !isAllowed(origin)) {
+      return problemResponse(c, 403, `Origin ${origin} is not allowed to call this MCP endpoint`)
     }
     await next()
     return undefined

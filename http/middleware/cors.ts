@@ -1,0 +1,86 @@
+import type { MiddlewareHandler } from 'hono'
+import { cors } from 'hono/cors'
+import type { AppEnv } from '../env.ts'
+import { problemResponse } from '../problem.ts'
+
+/** Request headers a browser client may send: the key, x402 payments, the quality tier and MCP's. */
+export const CORS_ALLOWED_HEADERS = [
+  'Content-Type',
+  'X-API-Key',
+  'PAYMENT-SIGNATURE',
+  'X-PAYMENT',
+  'X-Response-Quality',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Last-Event-ID',
+] as const
+
+/**
+ * Response headers a browser client may read: the x402 challenge and settlement, what a call
+ * cost, rate limits, Retry-After and the request id (http/payment-headers.ts, http/problem.ts).
+ */
+export const CORS_EXPOSED_HEADERS = [
+  'PAYMENT-REQUIRED',
+  'PAYMENT-RESPONSE',
+  'X-PAYMENT-RESPONSE',
+  'X-Payment-Verified',
+  'X-Payment-Amount',
+  'X-Payment-Fallback',
+  'X-Payment-Settlement',
+  'X-Charged-Amount',
+  'X-Balance-Remaining',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'X-Request-Id',
+  'Mcp-Session-Id',
+] as const
+
+/** How long a browser may cache a preflight answer (seconds). */
+const PREFLIGHT_MAX_AGE = 600
+
+const shared = {
+  allowHeaders: [...CORS_ALLOWED_HEADERS],
+  exposeHeaders: [...CORS_EXPOSED_HEADERS],
+  maxAge: PREFLIGHT_MAX_AGE,
+  // Never credentials: the API authenticates with a header, not cookies, so `*` stays safe.
+  credentials: false,
+}
+
+export interface CorsOptions {
+  /** Origins allowed on every route but /mcp; `['*']` (the default) allows any, without credentials. */
+  allowedOrigins: readonly string[]
+  /** Whether an Origin may call /mcp (http/middleware/mcp-guard.ts); decides its preflight too. */
+  isMcpOriginAllowed: (origin: string) => boolean
+}
+
+/**
+ * CORS for browser clients (hono/cors): every route except `/mcp` answers the origins of
+ * CORS_ALLOWED_ORIGINS (any origin by default); `/mcp` answers only the origins its guard lets
+ * through, and refuses the preflight of any other origin with 403, as the guard refuses the POST.
+ * Preflights are answered here, before the body limit, the key checks and the MCP guard.
+ */
+export function corsMiddleware(options: CorsOptions): MiddlewareHandler<AppEnv> {
+  const anyOrigin = options.allowedOrigins.includes('*')
+  const allowed = new Set(options.allowedOrigins)
+  const api = cors({
+    ...shared,
+    origin: anyOrigin ? '*' : (origin) => (allowed.has(origin) ? origin : null),
+    allowMethods: ['GET', 'POST', 'DELETE'],
+  })
+  const mcp = cors({
+    ...shared,
+    origin: (origin) => (options.isMcpOriginAllowed(origin) ? origin : null),
+    // GET and DELETE are allowed through the preflight so a browser client sees their 405.
+    allowMethods: ['POST', 'GET', 'DELETE'],
+  })
+  return async (c, next) => {
+    if (c.req.path !== '/mcp') return api(c, next)
+    const origin = c.req.header('origin')
+    if (c.req.method === 'OPTIONS' && origin !== undefined && !options.isMcpOriginAllowed(origin)) {
+      return problemResponse(c, 403, `Origin ${origin} is not allowed to call this MCP endpoint`)
+    }
+    return mcp(c, next)
+  }
+}

@@ -1,0 +1,296 @@
+import { PAYMENT_ERROR_CODES } from '../core/payments/error-codes.ts'
+
+/**
+ * The reusable parts of the OpenAPI document: schemas, headers, responses and security schemes
+ * shared by the registry operations and the service's other routes (http/openapi-routes.ts).
+ */
+
+const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+})
+export const schemaRef = (name: string) => ref('schemas', name)
+export const responseRef = (name: string) => ref('responses', name)
+const headerRef = (name: string) => ref('headers', name)
+
+const problemSchema = {
+  type: 'object',
+  description: 'RFC 7807 problem details; 422 detail is an array of {field, message}',
+  properties: {
+    type: { type: 'string', const: 'about:blank' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: {
+      oneOf: [
+        { type: 'string' },
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { field: { type: 'string' }, message: { type: 'string' } },
+            required: ['field', 'message'],
+          },
+        },
+      ],
+    },
+    instance: { type: 'string' },
+  },
+  required: ['type', 'title', 'status', 'detail'],
+}
+
+const paymentErrorCode = {
+  type: 'string',
+  enum: [...PAYMENT_ERROR_CODES],
+  description: 'Why a payment was refused (core/payments/ERROR_CODES.md)',
+}
+
+/** One `accepts` item of a challenge: x402 v2 fields, the spec's fields and the x402 v1 fields. */
+const acceptsItemSchema = {
+  type: 'object',
+  description: 'One way to pay: x402 v2 fields, the x402 v1 fields (maxAmountRequired, resource) and aliases',
+  properties: {
+    scheme: { type: 'string', const: 'exact' },
+    network: { type: 'string', description: 'Network (CAIP-2 id, or the x402 v1 name in a v1 body)' },
+    networkId: { type: 'string', description: 'CAIP-2 id' },
+    amount: { type: 'string', pattern: '^[0-9]+$', description: 'USDC 6-decimal units' },
+    asset: { type: 'string', description: 'USDC contract or mint' },
+    payTo: { type: 'string', description: 'Recipient' },
+    maxTimeoutSeconds: { type: 'integer' },
+    extra: { type: 'object', additionalProperties: true },
+    chainId: { oneOf: [{ type: 'integer' }, { type: 'string' }] },
+    currency: { type: 'string', const: 'USDC' },
+    contractAddress: { type: 'string' },
+    recipient: { type: 'string' },
+    description: { type: 'string' },
+    maxAmountRequired: { type: 'string', pattern: '^[0-9]+$' },
+    resource: { type: 'string' },
+    mimeType: { type: 'string' },
+  },
+  required: ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'],
+  additionalProperties: true,
+}
+
+const paymentRequiredSchema = {
+  type: 'object',
+  description:
+    'x402 challenge (not problem details). errorCode is present when a sent payment, or the key balance, was refused.',
+  properties: {
+    x402Version: { type: 'integer' },
+    error: { type: 'string' },
+    errorCode: paymentErrorCode,
+    resource: {
+      type: 'object',
+      properties: {
+        url: { type: 'string' },
+        description: { type: 'string' },
+        mimeType: { type: 'string' },
+      },
+      required: ['url'],
+    },
+    accepts: { type: 'array', minItems: 1, items: schemaRef('PaymentRequirements') },
+  },
+  required: ['x402Version', 'error', 'accepts'],
+  additionalProperties: true,
+}
+
+const verifyResponseSchema = {
+  type: 'object',
+  properties: {
+    isValid: { type: 'boolean' },
+    invalidReason: paymentErrorCode,
+    invalidMessage: { type: 'string' },
+    payer: { type: 'string' },
+  },
+  required: ['isValid'],
+}
+
+const settleResponseSchema = {
+  type: 'object',
+  description: 'x402 settlement response (also base64 JSON in PAYMENT-RESPONSE)',
+  properties: {
+    success: { type: 'boolean' },
+    errorReason: paymentErrorCode,
+    transaction: { type: 'string', description: 'Transaction hash or signature; empty on failure' },
+    network: { type: 'string' },
+    payer: { type: 'string' },
+    amount: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  required: ['success', 'transaction', 'network', 'payer'],
+}
+
+const facilitatorRequestSchema = {
+  type: 'object',
+  description: 'x402 facilitator request for a payment to this service',
+  properties: {
+    x402Version: { type: 'integer' },
+    paymentPayload: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The payment payload as the client built it',
+    },
+    paymentRequirements: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The requirement the payment answers (one accepts item of a challenge)',
+      properties: {
+        scheme: { type: 'string', description: 'exact' },
+        network: { type: 'string', description: 'CAIP-2 id or x402 v1 network name' },
+        amount: { type: 'string', pattern: '^[0-9]{1,30}$', description: 'v2 amount, 6-decimal units' },
+        maxAmountRequired: { type: 'string', pattern: '^[0-9]{1,30}$', description: 'v1 amount' },
+        asset: { type: 'string' },
+        payTo: { type: 'string', description: 'Must be this service' },
+        resource: { type: 'string' },
+        description: { type: 'string' },
+        mimeType: { type: 'string' },
+      },
+      required: ['scheme', 'network', 'asset', 'payTo'],
+    },
+  },
+  required: ['paymentPayload', 'paymentRequirements'],
+}
+
+const stringHeader = (description: string, schema: object = { type: 'string' }) => ({ description, schema })
+
+const headers = {
+  XRequestId: stringHeader('Id of this request (quoted in 500 details)'),
+  PaymentRequired: {
+    ...stringHeader(
+      'x402 v2 challenge: base64 of the PaymentRequired JSON (CAIP-2 networks), what @x402/fetch reads',
+    ),
+    required: true,
+  },
+  PaymentResponse: stringHeader('x402 settlement response, base64 JSON (SettleResponse)'),
+  XPaymentResponse: stringHeader('The same as PAYMENT-RESPONSE, for x402 v1 clients'),
+  XPaymentVerified: stringHeader('true when the call was paid with x402', { type: 'string', enum: ['true'] }),
+  XPaymentAmount: stringHeader('Amount paid with x402, USDC 6-decimal units', {
+    type: 'string',
+    pattern: '^[0-9]+$',
+  }),
+  XPaymentFallback: stringHeader(
+    'true when settlement fell back (on-chain instead of the facilitator) or is deferred',
+    { type: 'string', enum: ['true'] },
+  ),
+  XPaymentSettlement: stringHeader('pending: verified and held, settled by the retry worker', {
+    type: 'string',
+    enum: ['pending'],
+  }),
+  XChargedAmount: stringHeader('Debited from the key balance, micro-USDC', {
+    type: 'string',
+    pattern: '^[0-9]+$',
+  }),
+  XBalanceRemaining: stringHeader('Key balance after the debit, micro-USDC', {
+    type: 'string',
+    pattern: '^[0-9]+$',
+  }),
+  RetryAfter: stringHeader('Seconds to wait before retrying', { type: 'integer', minimum: 0 }),
+  XRateLimitLimit: stringHeader('Requests allowed in the current window', { type: 'integer' }),
+  XRateLimitRemaining: stringHeader('Requests left in the current window', { type: 'integer' }),
+  XRateLimitReset: stringHeader('When the window resets (Unix timestamp, seconds)', { type: 'integer' }),
+}
+
+/** Headers of a successful paid call: what it cost, by key debit or x402 settlement. */
+export const paidSuccessHeaders = {
+  'X-Request-Id': headerRef('XRequestId'),
+  'PAYMENT-RESPONSE': headerRef('PaymentResponse'),
+  'X-PAYMENT-RESPONSE': headerRef('XPaymentResponse'),
+  'X-Payment-Verified': headerRef('XPaymentVerified'),
+  'X-Payment-Amount': headerRef('XPaymentAmount'),
+  'X-Payment-Fallback': headerRef('XPaymentFallback'),
+  'X-Payment-Settlement': headerRef('XPaymentSettlement'),
+  'X-Charged-Amount': headerRef('XChargedAmount'),
+  'X-Balance-Remaining': headerRef('XBalanceRemaining'),
+}
+
+export const requestIdHeader = { 'X-Request-Id': headerRef('XRequestId') }
+
+const problem = (description: string, extraHeaders: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...requestIdHeader, ...extraHeaders },
+  content: { 'application/problem+json': { schema: schemaRef('Problem') } },
+})
+
+const responses = {
+  BadRequest: problem('Missing body, malformed JSON or unsupported Content-Type'),
+  Unauthorized: problem('Missing, invalid, revoked or expired key; test key'),
+  PaymentRequired: {
+    description:
+      'Payment required or refused: the x402 challenge, as base64 JSON (x402 v2) in the PAYMENT-REQUIRED header and as the JSON body. Retry with PAYMENT-SIGNATURE (or X-PAYMENT). A key whose balance does not cover the call gets errorCode insufficient_balance.',
+    headers: { ...requestIdHeader, 'PAYMENT-REQUIRED': headerRef('PaymentRequired') },
+    content: { 'application/json': { schema: schemaRef('PaymentRequired') } },
+  },
+  Forbidden: problem('Tier, sandbox or role does not allow this operation'),
+  NotFound: problem('Unknown id, or one that belongs to another key'),
+  PayloadTooLarge: problem('Request body larger than MAX_BODY_BYTES'),
+  ValidationFailed: problem('Invalid field values; detail lists {field, message}'),
+  TooManyRequests: problem('Rate limit, daily limit or monthly cap exceeded (spec: Limits)', {
+    'Retry-After': headerRef('RetryAfter'),
+    'X-RateLimit-Limit': headerRef('XRateLimitLimit'),
+    'X-RateLimit-Remaining': headerRef('XRateLimitRemaining'),
+    'X-RateLimit-Reset': headerRef('XRateLimitReset'),
+  }),
+  InternalError: problem('Unexpected error; detail carries the request id'),
+  ServiceUnavailable: problem(
+    'The database or a source this call depends on is unavailable (nothing charged); retry after Retry-After seconds when given',
+    { 'Retry-After': headerRef('RetryAfter') },
+  ),
+}
+
+export type ResponseName = keyof typeof responses
+
+export const securitySchemes = {
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description:
+      'API key (svc_live_… or svc_sandbox_…; the operator key on /v1/admin). Priced calls are debited from its prepaid balance.',
+  },
+  x402Payment: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'PAYMENT-SIGNATURE',
+    description: 'x402 v2 payment: base64 JSON PaymentPayload answering a 402 challenge',
+  },
+  x402PaymentV1: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-PAYMENT',
+    description: 'x402 v1 payment header (same payload); accepted like PAYMENT-SIGNATURE',
+  },
+}
+
+export const components = {
+  schemas: {
+    Problem: problemSchema,
+    PaymentRequired: paymentRequiredSchema,
+    PaymentRequirements: acceptsItemSchema,
+    FacilitatorRequest: facilitatorRequestSchema,
+    VerifyResponse: verifyResponseSchema,
+    SettleResponse: settleResponseSchema,
+  },
+  headers,
+  responses,
+  securitySchemes,
+}
+
+/** The error responses of an operation, by status, as references to the shared responses. */
+export function errorResponses(statuses: readonly number[]): Record<string, unknown> {
+  const byStatus: Record<number, ResponseName> = {
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    402: 'PaymentRequired',
+    403: 'Forbidden',
+    404: 'NotFound',
+    413: 'PayloadTooLarge',
+    422: 'ValidationFailed',
+    429: 'TooManyRequests',
+    500: 'InternalError',
+    503: 'ServiceUnavailable',
+  }
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const name = byStatus[status]
+      if (!name) throw new Error(`no shared response for status ${status}`)
+      return [String(status), responseRef(name)]
+    }),
+  )
+}
