@@ -101,6 +101,12 @@ export function buildPayments(
   }
 }
 
+/** The variable that holds each known network's JSON-RPC URL (named in start-up messages). */
+const RPC_VARIABLE: Readonly<Record<string, string>> = {
+  [BASE_MAINNET]: 'BASE_RPC_URL',
+  [BASE_SEPOLIA]: 'BASE_SEPOLIA_RPC_URL',
+}
+
 /** Where clients reach this service: PUBLIC_BASE_URL, else this machine's port. */
 export function publicBaseUrlOf(config: Config): string {
   return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`
@@ -141,6 +147,10 @@ function buildX402(
   const rpcUrls: Record<string, string> = {}
   if (config.BASE_RPC_URL) rpcUrls[BASE_MAINNET] = config.BASE_RPC_URL
   if (config.BASE_SEPOLIA_RPC_URL) rpcUrls[BASE_SEPOLIA] = config.BASE_SEPOLIA_RPC_URL
+  // Enabled EVM networks without an RPC (a local chain brings its own through the overrides).
+  const missingRpc = paymentConfig.networks
+    .filter((network) => network.kind === 'evm' && !rpcUrls[network.network] && RPC_VARIABLE[network.network])
+    .map((network) => RPC_VARIABLE[network.network]!)
   const facilitator = config.X402_FACILITATOR_URL
     ? createFacilitatorClient({
         url: config.X402_FACILITATOR_URL,
@@ -151,7 +161,10 @@ function buildX402(
     config.SETTLEMENT_PRIVATE_KEY && Object.keys(rpcUrls).length > 0
       ? createOnChainSettler({ privateKey: config.SETTLEMENT_PRIVATE_KEY as Hex, rpcUrls })
       : undefined
-  const settler = chooseSettler({ facilitator, onChain })
+  if (config.SETTLEMENT_PRIVATE_KEY && missingRpc.length > 0) {
+    log('warn', `on-chain settlement has no RPC for every enabled network: set ${missingRpc.join(', ')}`)
+  }
+  const settler = chooseSettler({ facilitator, onChain, rpcVariables: missingRpc })
   const ledger = createSettlementLedger({ db: database.db, clock, config: paymentConfig, instanceId })
   const settlement = createSettlementService({
     ledger,

@@ -15,14 +15,19 @@ import type { Settler } from './settlement.ts'
 export function chooseSettler(options: {
   facilitator?: FacilitatorClient
   onChain?: OnChainSettler
+  /** The RPC variables of the enabled networks that are unset, to name in the message. */
+  rpcVariables?: readonly string[]
 }): Settler {
   const { facilitator, onChain } = options
+  const rpc = options.rpcVariables?.length
+    ? options.rpcVariables.join(' and ')
+    : 'the RPC URL of each network'
   if (facilitator && onChain) {
     return createFallbackSettler({ primary: createFacilitatorSettler(facilitator), fallback: onChain })
   }
   if (facilitator) return createFacilitatorSettler(facilitator)
   if (onChain) return onChain
   throw new Error(
-    'x402 is on (X402_PAY_TO) but nothing can settle: set X402_FACILITATOR_URL, or SETTLEMENT_PRIVATE_KEY with BASE_RPC_URL',
+    `x402 is on (X402_PAY_TO) but nothing can settle: set X402_FACILITATOR_URL, or SETTLEMENT_PRIVATE_KEY with ${rpc}`,
   )
 }
