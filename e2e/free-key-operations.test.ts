@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { problemOf } from '../tools/tool-errors.ts'
 
 type Json = Record<string, unknown>
 
@@ -87,7 +88,10 @@ describe('free key operations over REST and MCP', () => {
     expect((await rest(`/v1/reputation/history/${entityHash}`)).status).toBe(401)
     const viaMcp = await callTool(undefined, 'keys_usage')
     expect(viaMcp.isError).toBe(true)
-    expect(JSON.stringify(viaMcp.content)).toContain('401: an API key is required')
+    expect(problemOf(viaMcp)).toMatchObject({
+      status: 401,
+      detail: expect.stringContaining('an API key is required'),
+    })
   })
 
   it('names a bad query parameter in the 422, on both surfaces', async () => {
@@ -97,7 +101,7 @@ describe('free key operations over REST and MCP', () => {
       { field: 'limit', message: expect.stringMatching(/>=1|at least|too small/i) },
     ])
     const viaMcp = await callTool(liveKey, 'reputation_history', { entity_hash: entityHash, limit: 0 })
-    expect((viaMcp.structuredContent as Json).detail).toEqual(viaRest.body.detail)
+    expect(problemOf(viaMcp)?.detail).toEqual(viaRest.body.detail)
   })
 
   it('says which type a field should have, on both surfaces', async () => {
@@ -108,7 +112,7 @@ describe('free key operations over REST and MCP', () => {
       { field: 'entity_name', message: 'expected string, received number' },
     ])
     const viaMcp = await callTool(liveKey, 'risk_score', bad)
-    expect((viaMcp.structuredContent as Json).detail).toEqual(viaRest.body.detail)
+    expect(problemOf(viaMcp)?.detail).toEqual(viaRest.body.detail)
     const admin = await rest('/v1/admin/keys', TEST_ADMIN_KEY, {
       method: 'POST',
       body: JSON.stringify({ email: 'ops@example.com', tier: 'pro', balance_usd: true }),
@@ -120,6 +124,6 @@ describe('free key operations over REST and MCP', () => {
   it('keeps an unknown or foreign entity hash a 404 over MCP too', async () => {
     const viaMcp = await callTool(liveKey, 'reputation_history', { entity_hash: '0'.repeat(64) })
     expect(viaMcp.isError).toBe(true)
-    expect(JSON.stringify(viaMcp.content)).toContain('404')
+    expect(problemOf(viaMcp)).toMatchObject({ status: 404 })
   })
 })

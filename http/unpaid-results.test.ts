@@ -18,6 +18,7 @@ import {
 import { type CompanyFakes, startCompanyFakes } from '../core/testing/company-fakes.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { paymentRequiredOf, problemOf } from '../tools/tool-errors.ts'
 
 /**
  * Issue "Money and data under faults", defect 1: nothing produced by a call whose payment did not
@@ -248,7 +249,7 @@ describe('a result whose payment did not settle is never stored, served or reuse
     try {
       const unpaid = await client.callTool({ name: 'entity_check', arguments: input })
       expect(unpaid.isError).toBe(true)
-      const challenge = unpaid.structuredContent as unknown as PaymentRequired
+      const challenge = paymentRequiredOf<PaymentRequired>(unpaid) as PaymentRequired
       expect(challenge).toMatchObject({ x402Version: 2, accepts: [{ network: 'eip155:84532' }] })
 
       const operatorBefore = await balanceOf(setup.payTo)
@@ -260,8 +261,9 @@ describe('a result whose payment did not settle is never stored, served or reuse
         },
       })
       expect(refused.isError).toBe(true)
-      expect(refused.structuredContent).toMatchObject({ x402Version: 2, errorCode: 'insufficient_funds' })
-      expect(refused.structuredContent).not.toHaveProperty('trust_score')
+      expect(refused.structuredContent).toBeUndefined()
+      expect(paymentRequiredOf(refused)).toMatchObject({ x402Version: 2, errorCode: 'insufficient_funds' })
+      expect(paymentRequiredOf(refused)).not.toHaveProperty('trust_score')
       expect(refused._meta?.['x402/payment-response']).toBeUndefined()
       expect(JSON.stringify(refused.content)).not.toContain(hash)
       expect(await balanceOf(setup.payTo)).toBe(operatorBefore)
@@ -272,7 +274,7 @@ describe('a result whose payment did not settle is never stored, served or reuse
         arguments: { entity_hash: hash },
       })
       expect(toolHistory.isError).toBe(true)
-      expect(toolHistory.structuredContent).toMatchObject({ status: 404 })
+      expect(problemOf(toolHistory)).toMatchObject({ status: 404 })
       expect((await history(apiKey, hash)).status).toBe(404)
       expect(await storedRowsOf(keyId)).toEqual([])
 

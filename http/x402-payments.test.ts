@@ -19,6 +19,7 @@ import {
 import { paidRegistry } from '../core/testing/paid-operations.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { paymentRequiredOf } from '../tools/tool-errors.ts'
 
 const PRICE = PRICES.risk_score.x402.fresh
 const ACCOUNT_PRICE = PRICES.risk_score.account.fresh
@@ -313,7 +314,8 @@ describe('x402 payments through the service', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)))
     const unpaid = await client.callTool({ name: 'paid_echo', arguments: { text: 'mcp' } })
     expect(unpaid.isError).toBe(true)
-    const paymentRequired = unpaid.structuredContent as unknown as PaymentRequired
+    expect(unpaid.structuredContent).toBeUndefined()
+    const paymentRequired = paymentRequiredOf<PaymentRequired>(unpaid) as PaymentRequired
     expect(paymentRequired).toMatchObject({ x402Version: 2, accepts: [{ network: 'eip155:84532' }] })
     const payload = await v2Client(setup.payerKeys[0]!).createPaymentPayload(paymentRequired)
     const before = await balanceOf(setup.payTo)

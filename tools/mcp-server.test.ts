@@ -80,8 +80,9 @@ describe('MCP server', () => {
     })
     expect(rest.status).toBe(422)
     const problem = (await rest.json()) as { detail: { field: string; message: string }[] }
-    expect((result.structuredContent as { detail: unknown }).detail).toEqual(problem.detail)
+    expect(result.structuredContent).toBeUndefined()
     const text = (result.content as { type: string; text: string }[])[0]?.text ?? ''
+    expect((JSON.parse(text) as { detail: unknown }).detail).toEqual(problem.detail)
     for (const field of ['entity_name', 'country', 'iban']) expect(text).toContain(field)
     await client.close()
   })
@@ -93,9 +94,67 @@ describe('MCP server', () => {
       arguments: { entity_name: 'ASML', country: 'NL' },
     })
     expect(result.isError).toBe(true)
-    expect(JSON.stringify(result.content)).toContain(
-      '401: an API key is required (X-API-Key); x402 payments are not configured',
+    const text = (result.content as { type: string; text: string }[])[0]?.text ?? ''
+    expect(JSON.parse(text)).toMatchObject({
+      status: 401,
+      detail: 'an API key is required (X-API-Key); x402 payments are not configured',
+    })
+    await client.close()
+  })
+
+  it('describes every tool for an agent: title, hints, price and quality tiers, no HTTP headers', async () => {
+    const client = await httpClient(sandboxKey)
+    const { tools } = await client.listTools()
+    for (const tool of tools) {
+      const operation = operations.find((candidate) => candidate.id === tool.name)
+      expect(tool.annotations).toEqual({
+        title: expect.any(String),
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: tool.name === 'keys_revoke',
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      })
+      expect(tool.title).toBe(tool.annotations?.title)
+      expect(tool.description).not.toMatch(/X-Response-Quality|header/i)
+      if (operation?.price) {
+        expect(tool.description).toMatch(/Price in USD per (call|unit): paid per call with x402 /)
+        expect(tool._meta?.pricing).toMatchObject({ currency: 'USD', x402: { fresh: expect.any(String) } })
+        expect(tool.annotations?.readOnlyHint).toBe(false)
+      } else {
+        expect(tool.description).toContain('Free; needs an API key.')
+        expect(tool._meta?.pricing).toEqual({ currency: 'USD', free: true })
+      }
+    }
+    const entity = tools.find((tool) => tool.name === 'entity_check')
+    expect(entity?.annotations).toMatchObject({
+      title: 'Entity check',
+      openWorldHint: true,
+      idempotentHint: false,
+    })
+    expect(entity?._meta).toEqual({
+      pricing: {
+        currency: 'USD',
+        per: 'call',
+        x402: { cached: '0.11', fresh: '0.20', enhanced: '0.29' },
+        account: { cached: '0.11', fresh: '0.58', enhanced: '1.05' },
+      },
+      response_quality: { values: ['cached', 'fresh', 'enhanced'], default: 'fresh' },
+    })
+    expect(entity?.description).toContain(
+      'Quality tier: _meta["response_quality"] in the tools/call request, one of cached, fresh, enhanced (default fresh).',
     )
+    const screen = tools.find((tool) => tool.name === 'sanctions_screen')
+    expect(screen?._meta).not.toHaveProperty('response_quality')
+    expect(screen?.description).toContain('paid per call with x402 0.005; from an API key balance 0.11')
+    const kyb = tools.find((tool) => tool.name === 'kyb_check')
+    expect(kyb?.description).toContain('API keys need the pro tier or higher')
+    expect(kyb?.title).toBe('KYB check')
+    const usage = tools.find((tool) => tool.name === 'keys_usage')
+    expect(usage?.annotations).toMatchObject({
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    })
     await client.close()
   })
 

@@ -2,15 +2,21 @@ import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import {
-  CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
+  type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
-import { PaymentRequiredError } from '../core/errors.ts'
+import { z } from 'zod'
+import { QUALITIES, type Quality } from '../core/context.ts'
+import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
+import { MICROS_PER_USD, type Micros } from '../core/money.ts'
 import { type AnyOperation, invokeOperation, type OperationRuntime } from '../core/operations/index.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { Receipt } from '../core/payments/charge.ts'
+import type { TierPrices } from '../core/payments/pricing.ts'
 import { toProblem } from '../http/problem.ts'
 
 export interface McpToolsetOptions {
@@ -26,36 +32,58 @@ export interface McpToolsetOptions {
 export const X402_PAYMENT_META = 'x402/payment'
 /** `_meta` key of the settlement answer in an MCP tool result (x402 MCP transport). */
 export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response'
+/** Wrapper of a PaymentRequired in an error result's `content[0].text` (x402 MCP transport). */
+export const X402_ERROR_KEY = 'x402/error'
+/**
+ * `_meta` key of a tools/call request choosing the quality tier (`cached`, `fresh`, `enhanced`):
+ * MCP has no request headers, and the tool arguments are the route's input, nothing more.
+ */
+export const QUALITY_META = 'response_quality'
+
+/** The parameters of a tools/call as sent: `arguments` may be anything, and is validated as input. */
+export interface ToolCallParams {
+  name: string
+  arguments?: unknown
+  _meta?: Record<string, unknown>
+}
 
 /** The tools of the registry and how to call one, built once at start-up. */
 export interface McpToolset {
   version: string
   tools: Tool[]
-  call(
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    apiKey: string | undefined,
-  ): Promise<CallToolResult>
+  call(params: ToolCallParams, apiKey: string | undefined): Promise<CallToolResult>
 }
 
+/**
+ * A failed call as a tool error. Its data is JSON in `content[0].text` and never in
+ * `structuredContent`: the official SDK client checks any `structuredContent` against the tool's
+ * output schema (once it has listed the tools) and throws instead of returning the error.
+ * - 402: the x402 MCP transport's form, `{"x402/error": {code: 402, message, data: PaymentRequired}}`
+ *   (what x402 MCP clients read; the transport makes `structuredContent` optional).
+ * - anything else: the REST problem document (422 `detail` is the `{field, message}` list), plus
+ *   `retryAfter` in seconds where REST sends Retry-After.
+ */
 function errorResult(
   error: unknown,
   requestId: string,
   onError: McpToolsetOptions['onError'],
 ): CallToolResult {
   if (error instanceof PaymentRequiredError) {
-    return {
-      isError: true,
-      structuredContent: error.paymentRequired as Record<string, unknown>,
-      content: [{ type: 'text', text: JSON.stringify(error.paymentRequired) }],
-    }
+    const paymentRequired = error.paymentRequired as { error?: unknown }
+    const message = typeof paymentRequired.error === 'string' ? paymentRequired.error : error.message
+    const wrapped = { [X402_ERROR_KEY]: { code: 402, message, data: paymentRequired } }
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(wrapped) }] }
   }
-  const { status, problem } = toProblem(error, requestId, onError)
-  const { detail } = problem
-  const text = Array.isArray(detail)
-    ? `${status}: ${detail.map((f: { field: string; message: string }) => `${f.field}: ${f.message}`).join('; ')}`
-    : `${status}: ${String(detail)}`
-  const { title: _title, ...structured } = problem
-  return { isError: true, structuredContent: structured, content: [{ type: 'text', text }] }
+  const { problem, retryAfter } = toProblem(error, requestId, onError)
+  const document = { ...problem, ...(retryAfter === undefined ? {} : { retryAfter }) }
+  if (Array.isArray(document.detail)) {
+    // A root-level failure names the request body over REST; over MCP it is the arguments.
+    document.detail = document.detail.map((item: { field: string; message: string }) => ({
+      ...item,
+      field: item.field.replace(/^\(body\)/, '(arguments)'),
+    }))
+  }
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(document) }] }
 }
 
 /** What an x402 payment settled as, for `_meta` (a paid call by key has no settlement meta). */
@@ -75,6 +103,124 @@ function resourceUrl(base: string, operation: AnyOperation, args: Record<string,
   return `${base}${path}`
 }
 
+/** USD for people: at least two decimals, no trailing zeros beyond (0.005, 0.20, 1.05). */
+function usdText(micros: Micros): string {
+  const whole = micros / MICROS_PER_USD
+  const fraction = (micros % MICROS_PER_USD).toString().padStart(6, '0').replace(/0+$/, '').padEnd(2, '0')
+  return `${whole}.${fraction}`
+}
+
+/** The quality tiers an operation prices (one tier: there is nothing to choose). */
+function qualitiesOf(operation: AnyOperation): Quality[] {
+  const prices = operation.price?.x402
+  return prices ? QUALITIES.filter((quality) => prices[quality] !== undefined) : []
+}
+
+function tierPrices(prices: TierPrices): Partial<Record<Quality, string>> {
+  const view: Partial<Record<Quality, string>> = {}
+  for (const quality of QUALITIES) {
+    const micros = prices[quality]
+    if (micros !== undefined) view[quality] = usdText(micros)
+  }
+  return view
+}
+
+function priceSentence(label: string, prices: TierPrices): string {
+  const view = tierPrices(prices)
+  const entries = Object.entries(view)
+  if (entries.length === 1) return `${label} ${entries[0]?.[1]}`
+  return `${label} ${entries.map(([quality, price]) => `${price} ${quality}`).join(', ')}`
+}
+
+/** The definition's title, else the id in words: `entity_check` -> `Entity check`. */
+function titleOf(operation: AnyOperation): string {
+  if (operation.title) return operation.title
+  const words = operation.id.replaceAll('_', ' ')
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+/**
+ * What an agent needs before calling: what the tool does, what one call costs, how to choose the
+ * quality tier and who may call it, in MCP terms (no HTTP headers).
+ */
+function describeTool(operation: AnyOperation): string {
+  const lines = [operation.description ? `${operation.summary}. ${operation.description}` : operation.summary]
+  const { price, access } = operation
+  if (price === null) {
+    if (!lines[0]?.includes('Free; needs an API key.')) lines.push('Free; needs an API key.')
+  } else {
+    const per = operation.units ? 'per unit' : 'per call'
+    lines.push(
+      `Price in USD ${per}: ${priceSentence('paid per call with x402', price.x402)}; ${priceSentence('from an API key balance', price.account)}. Without a key the call returns an x402 PaymentRequired error; pay it with _meta["${X402_PAYMENT_META}"]. A failed call is not charged.`,
+    )
+    const qualities = qualitiesOf(operation)
+    if (qualities.length > 1) {
+      lines.push(
+        `Quality tier: _meta["${QUALITY_META}"] in the tools/call request, one of ${qualities.join(', ')} (default fresh).`,
+      )
+    }
+  }
+  if (access.sandbox === 'mock') lines.push('Sandbox keys get a deterministic mock, free.')
+  if (access.sandbox === 'refuse') lines.push('Sandbox keys are refused; needs a live key or x402 payment.')
+  if (access.minTier)
+    lines.push(`API keys need the ${access.minTier} tier or higher (x402 payers need no key).`)
+  return lines.join('\n')
+}
+
+/**
+ * MCP tool hints from the definition. A priced call is not read-only and not idempotent: it
+ * charges the caller and keeps the check in the caller's history (an additive change).
+ */
+function annotationsOf(operation: AnyOperation): ToolAnnotations {
+  const readOnly = operation.price === null && operation.http.method === 'GET'
+  return {
+    title: titleOf(operation),
+    readOnlyHint: readOnly,
+    destructiveHint: operation.destructive === true || operation.http.method === 'DELETE',
+    idempotentHint: readOnly || operation.http.method === 'DELETE',
+    openWorldHint: operation.openWorld ?? false,
+  }
+}
+
+/** The tool's `_meta`: prices as data (USD strings) and the quality tiers it offers. */
+function toolMeta(operation: AnyOperation): Record<string, unknown> {
+  const { price } = operation
+  if (price === null) return { pricing: { currency: 'USD', free: true } }
+  const qualities = qualitiesOf(operation)
+  return {
+    pricing: {
+      currency: 'USD',
+      per: operation.units ? 'unit' : 'call',
+      x402: tierPrices(price.x402),
+      account: tierPrices(price.account),
+    },
+    ...(qualities.length > 1 ? { [QUALITY_META]: { values: qualities, default: 'fresh' } } : {}),
+  }
+}
+
+function toolOf(operation: AnyOperation): Tool {
+  return {
+    name: operation.id,
+    title: titleOf(operation),
+    description: describeTool(operation),
+    inputSchema: { ...toJsonSchema(operation.input, 'input'), type: 'object' },
+    outputSchema: { ...toJsonSchema(operation.output, 'output'), type: 'object' },
+    annotations: annotationsOf(operation),
+    _meta: toolMeta(operation),
+  }
+}
+
+/** The quality tier asked for in `_meta`; anything but a string is passed on to be refused. */
+function qualityOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const raw = meta?.[QUALITY_META]
+  if (raw === undefined || raw === null) return undefined
+  return typeof raw === 'string' ? raw : JSON.stringify(raw)
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /**
  * The registry as MCP tools: a tool per operation with the route's input schema, through the same
  * pipeline as REST (authenticate, validate, charge, run). Built once: schemas are rendered here,
@@ -83,13 +229,7 @@ function resourceUrl(base: string, operation: AnyOperation, args: Record<string,
 export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   const { runtime, operations } = options
   const byId = new Map(operations.map((operation) => [operation.id, operation]))
-  const tools: Tool[] = operations.map((operation) => ({
-    name: operation.id,
-    title: operation.summary,
-    description: operation.description ?? operation.summary,
-    inputSchema: { ...toJsonSchema(operation.input, 'input'), type: 'object' },
-    outputSchema: { ...toJsonSchema(operation.output, 'output'), type: 'object' },
-  }))
+  const tools: Tool[] = operations.map(toolOf)
 
   return {
     version: options.version,
@@ -98,15 +238,23 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
       const requestId = randomUUID()
       const operation = byId.get(params.name)
       if (!operation) {
-        return { isError: true, content: [{ type: 'text', text: `404: unknown tool ${params.name}` }] }
+        return errorResult(
+          new ServiceError('not_found', `unknown tool ${params.name}`),
+          requestId,
+          options.onError,
+        )
       }
-      const args = params.arguments ?? {}
+      // Arguments that are not an object (a string, an array, null) are input like any other:
+      // the pipeline refuses them with the 422 field list, as a tool error.
+      const args = params.arguments === undefined ? {} : params.arguments
       try {
         const result = await invokeOperation(runtime, operation, {
           apiKey,
           input: args,
+          quality: qualityOf(params._meta),
+          qualityField: `_meta.${QUALITY_META}`,
           payment: params._meta?.[X402_PAYMENT_META],
-          resourceUrl: resourceUrl(options.resourceBase, operation, args),
+          resourceUrl: resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {}),
           requestId,
         })
         const output = (result.output ?? {}) as Record<string, unknown>
@@ -123,6 +271,13 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   }
 }
 
+/** tools/call parameters as the fallback handler reads them: `arguments` is checked as input later. */
+const ToolCallParamsSchema = z.object({
+  name: z.string(),
+  arguments: z.unknown().optional(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
+})
+
 /**
  * An MCP protocol endpoint over a toolset. The caller's key travels as the SDK's `authInfo`
  * (the HTTP handler passes X-API-Key); `apiKey` is the fixed key of a stdio session.
@@ -132,10 +287,27 @@ export function createMcpServer(toolset: McpToolset, options: { apiKey?: string 
     { name: 'validation-service', version: toolset.version },
     { capabilities: { tools: {} } },
   )
+  const toolNames = new Set(toolset.tools.map((tool) => tool.name))
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolset.tools }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    toolset.call(request.params, extra.authInfo?.token ?? options.apiKey),
-  )
+  // tools/call is served by the fallback handler because the SDK's own tools/call handler parses
+  // the request first and answers `arguments` that are not an object (a string, an array, null)
+  // with a JSON-RPC error (-32603). Here they reach the pipeline, which answers a tool error with
+  // the same `{field, message}` list as the REST 422.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found')
+    const params = ToolCallParamsSchema.safeParse(request.params)
+    if (!params.success) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'tools/call needs params.name (a string); _meta, if sent, is an object',
+      )
+    }
+    // An unknown tool is a protocol error (MCP: tools, error handling), not a tool result.
+    if (!toolNames.has(params.data.name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.data.name}`)
+    }
+    return toolset.call(params.data, extra.authInfo?.token ?? options.apiKey)
+  }
   return server
 }
 

@@ -50,6 +50,8 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
    * depend on the world, not only on stored data. MCP `openWorldHint`. Default false.
    */
   openWorld?: boolean
+  /** The call removes or irreversibly changes something (revoking a key). MCP `destructiveHint`. */
+  destructive?: boolean
   /** Deterministic mock for sandbox keys; required when access.sandbox is 'mock'. */
   mock?: (input: z.infer<I>) => z.infer<O>
   run: (input: z.infer<I>, ctx: OperationContext) => Promise<z.infer<O>>

@@ -201,11 +201,12 @@ export const entityCheck = defineOperation({
   http: { method: 'POST', path: '/v1/entity/check' },
   summary: 'Full entity trust check: registers (KVK/CBE), sanctions, country risk, domain, IBAN, EU VAT',
   description:
-    'Sources are called in parallel; each finding names its source, and a source that did not answer is unavailable (never clean). X-Response-Quality: cached (stored result younger than 24 h), fresh, enhanced.',
+    'Sources are called in parallel; each finding names its source, and a source that did not answer is unavailable (never clean). Quality tiers: cached (stored result younger than 24 h), fresh, enhanced.',
   input: EntityCheckInput,
   output: EntityCheckResult,
   price: PRICES.entity_check,
   access: { sandbox: 'mock' },
+  openWorld: true,
   mock: mockEntityCheck,
   run: runEntityCheck,
 })

@@ -40,6 +40,7 @@ export const keysRevoke = defineOperation({
   output: KeysRevokeResult,
   price: null,
   access: { sandbox: 'run' },
+  destructive: true,
   run: async (_input, ctx) => {
     const caller = keyCallerOf(ctx)
     if (caller.role === 'admin') {

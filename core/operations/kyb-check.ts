@@ -142,13 +142,15 @@ export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: Ope
 export const kybCheck = defineOperation({
   id: 'kyb_check',
   http: { method: 'POST', path: '/v1/kyb/check' },
+  title: 'KYB check',
   summary: 'Know-your-business check: register, VIES and sanctions',
   description:
-    'Register by number (KVK for NL, KBO for BE), VIES, sanctions, domain and country risk in parallel. kyb_status verified, review or failed. X-Response-Quality: cached, fresh, enhanced.',
+    'Register by number (KVK for NL, KBO for BE), VIES, sanctions, domain and country risk in parallel. kyb_status verified, review or failed. Quality tiers: cached, fresh, enhanced.',
   input: KybCheckInput,
   output: KybCheckResult,
   price: PRICES.kyb_check,
   access: { sandbox: 'mock', minTier: 'pro' },
+  openWorld: true,
   mock: mockKybCheck,
   run: runKybCheck,
 })

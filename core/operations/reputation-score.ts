@@ -201,10 +201,11 @@ export const reputationScore = defineOperation({
   http: { method: 'POST', path: '/v1/reputation/score' },
   summary: 'Reputation score with linear trust decay and a repeat-verification bonus',
   description:
-    'After the first week a score loses 2-5 points per week by risk cluster (none when sanctions-flagged), plus up to 5 points for repeat verifications. X-Response-Quality: cached, fresh, enhanced (always re-verifies now).',
+    'After the first week a score loses 2-5 points per week by risk cluster (none when sanctions-flagged), plus up to 5 points for repeat verifications. Quality tiers: cached, fresh, enhanced (always re-verifies now).',
   input: ReputationScoreInput,
   output: ReputationScoreResult,
   price: PRICES.reputation_score,
   access: { sandbox: 'refuse' },
+  openWorld: true,
   run: runReputationScore,
 })

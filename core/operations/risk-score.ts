@@ -98,11 +98,12 @@ export const riskScore = defineOperation({
   http: { method: 'POST', path: '/v1/risk/score' },
   summary: 'Risk score of an entity from sanctions and country risk',
   description:
-    'risk_score 0-100 (higher is riskier) from the country risk lists and a sanctions screen; enhanced adds a register search by name (NL). X-Response-Quality: cached, fresh, enhanced.',
+    'risk_score 0-100 (higher is riskier) from the country risk lists and a sanctions screen; enhanced adds a register search by name (NL). Quality tiers: cached, fresh, enhanced.',
   input: RiskScoreInput,
   output: RiskScoreResult,
   price: PRICES.risk_score,
   access: { sandbox: 'mock' },
+  openWorld: true,
   mock: mockRiskScore,
   run: runRiskScore,
 })

@@ -1,0 +1,49 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { operations } from '../core/operations/index.ts'
+import { problemOf } from './tool-errors.ts'
+
+/** The `validation-mcp` process (server/mcp-stdio.ts) through the official client's stdio transport. */
+describe('MCP over stdio', () => {
+  let dataDir: string
+  let client: Client
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'))
+    client = new Client({ name: 'stdio-agent', version: '1.0.0' })
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', 'server/mcp-stdio.ts'],
+        env: { ...getDefaultEnvironment(), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+        stderr: 'ignore',
+      }),
+    )
+  }, 60_000)
+  afterAll(async () => {
+    await client?.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('lists every tool, then shows errors with their fields (no key, bad input, non-object arguments)', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((tool) => tool.name).sort()).toEqual(operations.map((operation) => operation.id).sort())
+
+    const badInput = await client.callTool({ name: 'sanctions_screen', arguments: { name: 'K' } })
+    expect(badInput.isError).toBe(true)
+    expect(problemOf(badInput)).toMatchObject({ status: 422, detail: [{ field: 'name' }] })
+
+    const noKey = await client.callTool({ name: 'sanctions_screen', arguments: { name: 'Kim' } })
+    expect(problemOf(noKey)).toMatchObject({ status: 401 })
+
+    const notAnObject = await client.callTool({ name: 'risk_score', arguments: [] as never })
+    expect(problemOf(notAnObject)).toMatchObject({
+      status: 422,
+      detail: [{ field: '(arguments)', message: 'expected object, received array' }],
+    })
+  })
+})
