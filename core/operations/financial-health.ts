@@ -21,6 +21,15 @@ export const FinancialHealthResult = z
     pending_settlements: operatorOnly(z.number().int().min(0)),
     exhausted_settlements: operatorOnly(z.number().int().min(0)),
     failed_settlements: operatorOnly(z.number().int().min(0)),
+    unknown_outcome_settlements: operatorOnly(
+      z
+        .number()
+        .int()
+        .min(0)
+        .describe(
+          'Settlements interrupted by a crash whose outcome cannot be learned (no RPC): never guessed',
+        ),
+    ),
     uncollected_usdc: operatorOnly(z.number().min(0)),
     settlement_configured: operatorOnly(z.boolean()),
     solana_settlement_configured: operatorOnly(z.boolean()),

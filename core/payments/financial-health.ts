@@ -36,7 +36,7 @@ export async function financialHealth(deps: FinancialHealthDeps, caller: KeyCall
   if (!admin) return base
   const summary = deps.ledger
     ? await deps.ledger.summary()
-    : { pending: 0, exhausted: 0, failed: 0, uncollectedMicros: 0n, queueDepth: 0 }
+    : { pending: 0, exhausted: 0, failed: 0, unknown: 0, uncollectedMicros: 0n, queueDepth: 0 }
   const treasury = (await deps.treasuryBalance?.().catch(() => undefined)) ?? undefined
   return {
     ...base,
@@ -45,6 +45,7 @@ export async function financialHealth(deps: FinancialHealthDeps, caller: KeyCall
     pending_settlements: summary.pending,
     exhausted_settlements: summary.exhausted,
     failed_settlements: summary.failed,
+    unknown_outcome_settlements: summary.unknown,
     uncollected_usdc: microsToUsdNumber(summary.uncollectedMicros),
     settlement_configured: deps.settlementConfigured,
     solana_settlement_configured: deps.solanaSettlementConfigured,

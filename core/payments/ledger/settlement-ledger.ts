@@ -11,7 +11,8 @@ import { KEY_UPGRADE_OPERATION_ID } from '../pricing.ts'
 import type { SettleResult } from '../settlement.ts'
 import { authorizationToWire, type VerifiedPayment } from '../verification.ts'
 
-export type SettlementPhase = 'reserved' | 'settling' | 'retrying'
+/** `unknown`: a dead process was settling it and neither the chain nor anything else can tell the outcome. */
+export type SettlementPhase = 'reserved' | 'settling' | 'retrying' | 'unknown'
 
 export interface LedgerRow {
   id: string
@@ -32,6 +33,8 @@ export interface LedgerSummary {
   /** PENDING rows whose retry budget is spent (counted separately, spec: States). */
   exhausted: number
   failed: number
+  /** PENDING rows whose settlement outcome cannot be learned (counted, never guessed). */
+  unknown: number
   /** Money of PENDING rows (exhausted or not) that may never arrive. */
   uncollectedMicros: Micros
   /** PENDING rows waiting for the retry worker. */
@@ -273,7 +276,7 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
         .where(
           and(
             eq(settlements.status, 'PENDING'),
-            inArray(settlements.phase, ['reserved', 'settling']),
+            inArray(settlements.phase, ['reserved', 'settling', 'unknown']),
             ne(settlements.instanceId, instanceId),
           ),
         )
@@ -309,6 +312,25 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
         .where(and(eq(settlements.id, id), eq(settlements.status, 'PENDING')))
     },
 
+    /**
+     * An orphan whose outcome cannot be learned (no RPC to ask, the chain unreachable): it stays
+     * PENDING in phase `unknown`, counted in the health figures, and is asked again on later sweeps.
+     */
+    async markUnknown(id: string, reason: string): Promise<boolean> {
+      const rows = await db
+        .update(settlements)
+        .set({ phase: 'unknown', lastError: reason })
+        .where(
+          and(
+            eq(settlements.id, id),
+            eq(settlements.status, 'PENDING'),
+            inArray(settlements.phase, ['settling']),
+          ),
+        )
+        .returning({ id: settlements.id })
+      return rows.length === 1
+    },
+
     /** Figures for GET /v1/financial/health. */
     async summary(): Promise<LedgerSummary> {
       const [row] = await db
@@ -316,6 +338,7 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
           pending: sql<number>`count(*) filter (where status = 'PENDING' and not exhausted)`,
           exhausted: sql<number>`count(*) filter (where status = 'PENDING' and exhausted)`,
           failed: sql<number>`count(*) filter (where status = 'FAILED' and phase = 'done')`,
+          unknown: sql<number>`count(*) filter (where status = 'PENDING' and phase = 'unknown')`,
           uncollected: sql<string>`coalesce(sum(amount_micros) filter (where status = 'PENDING' and phase = 'retrying'), 0)`,
           queue: sql<number>`count(*) filter (where status = 'PENDING' and phase = 'retrying' and not exhausted)`,
         })
@@ -324,6 +347,7 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
         pending: Number(row?.pending ?? 0),
         exhausted: Number(row?.exhausted ?? 0),
         failed: Number(row?.failed ?? 0),
+        unknown: Number(row?.unknown ?? 0),
         uncollectedMicros: BigInt(row?.uncollected ?? 0),
         queueDepth: Number(row?.queue ?? 0),
       }

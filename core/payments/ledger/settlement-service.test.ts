@@ -138,4 +138,29 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     expect(await live.ledger.get(mine)).toMatchObject({ status: 'PENDING', phase: 'reserved' })
     expect(live.settler.calls).toBe(0)
   })
+
+  it('never guesses the outcome of a settlement interrupted mid-way: unknown without an RPC, the chain decides with one', async () => {
+    const dead = setup([{}], `dead-${randomUUID()}`)
+    const expired = payment(new Date(clock.now().getTime() - 600_000))
+    const orphan = await dead.ledger.reserve(expired, 'risk_score', null)
+    await dead.ledger.beginAttempt(orphan, ['reserved'])
+    const isAlive = async (instanceId: string) => !instanceId.startsWith('dead-')
+
+    // No RPC: the facilitator may have settled it, so neither FAILED nor SETTLED.
+    const blind = setup([{}])
+    await blind.service.sweep(isAlive)
+    expect(await blind.ledger.get(orphan)).toMatchObject({ status: 'PENDING', phase: 'unknown' })
+    expect((await blind.ledger.summary()).unknown).toBeGreaterThanOrEqual(1)
+
+    // With an RPC that shows the authorization used: SETTLED.
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    const seeing = createSettlementService({
+      ledger,
+      settler: scriptedSettler([{}]),
+      clock,
+      authorizationUsed: async () => true,
+    })
+    await seeing.sweep(isAlive)
+    expect(await ledger.get(orphan)).toMatchObject({ status: 'SETTLED', phase: 'done' })
+  })
 })

@@ -81,7 +81,9 @@ export function createSettlementService(options: SettlementServiceOptions) {
      * its operation never answered, nothing was delivered, so FAILED. Mid-settlement: SETTLED once
      * the chain shows the authorization used; FAILED once it is unused and past validBefore (it
      * can never move money again); otherwise left for a later pass, since a transaction the dead
-     * process sent may still be mined. Never sends a settlement itself, so nothing is settled twice.
+     * process sent may still be mined. When the chain cannot be asked (no RPC), the outcome is not
+     * guessed: the row stays PENDING in phase `unknown`, counted. Never sends a settlement itself,
+     * so nothing is settled twice.
      */
     async sweep(isAlive: (instanceId: string) => Promise<boolean>): Promise<number> {
       const orphans = await ledger.orphans(isAlive)
@@ -95,23 +97,29 @@ export function createSettlementService(options: SettlementServiceOptions) {
           resolved++
           continue
         }
-        const used = await options.authorizationUsed?.(orphan.payment)
-        const validBefore = orphan.payment.validBefore?.getTime() ?? 0
+        // Asked of the chain when an RPC is configured; undefined when nothing can tell.
+        const used = await options.authorizationUsed?.(orphan.payment).catch(() => undefined)
+        const validBefore = orphan.payment.validBefore?.getTime()
+        const expired = validBefore !== undefined && validBefore + expiryGraceMs <= clock.now().getTime()
         if (used === true) {
           await ledger.resolveOrphan(orphan.id, {
             settled: true,
             reason: 'interrupted during settlement; the chain shows the transfer',
           })
           resolved++
-        } else if (validBefore + expiryGraceMs <= clock.now().getTime()) {
+        } else if (used === false && expired) {
           await ledger.resolveOrphan(orphan.id, {
             settled: false,
-            reason:
-              used === false
-                ? 'interrupted during settlement; expired unused on chain'
-                : 'interrupted during settlement; expired and the chain could not be asked',
+            reason: 'interrupted during settlement; expired unused on chain',
           })
           resolved++
+        } else if (used === undefined && orphan.phase === 'settling') {
+          // The facilitator may have settled it: never guess FAILED (or SETTLED).
+          await ledger.markUnknown(
+            orphan.id,
+            'interrupted during settlement; the outcome cannot be learned (no RPC to ask): counted as unknown',
+          )
+          log('settlement outcome unknown', { id: orphan.id })
         }
       }
       return resolved
