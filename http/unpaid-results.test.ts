@@ -60,7 +60,8 @@ describe('a result whose payment did not settle is never stored, served or reuse
   beforeAll(async () => {
     setup = await startLocalPaymentSetup({ fundedAmount: 10_000_000n })
     fakes = await startCompanyFakes()
-    service = await createTestService('pglite', localX402Env(setup))
+    // Without the on-chain funds check, so the unfunded payment reaches settlement (the path under test).
+    service = await createTestService('pglite', { ...localX402Env(setup), X402_FUNDS_CHECK: 'off' })
     service.runtime.deps.companySources = fakes.sources
     service.runtime.deps.sanctions = fakes.sanctions
     server = await listen(service)

@@ -5,7 +5,7 @@ import type { PaymentRequired } from '@x402/core/types'
 import { wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch'
 import { sql } from 'drizzle-orm'
 import { createWalletClient, type Hex, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { formatUsd } from '../core/money.ts'
@@ -164,6 +164,16 @@ describe('x402 payments through the service', () => {
     )
     expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200))
     expect((await balanceOf(setup.payTo)) - before).toBe(PRICE * 20n)
+  })
+
+  it('refuses an unfunded payer before the call runs: the chain is asked for balance and authorization state', async () => {
+    const rowsBefore = await service.database.db.execute(sql`select count(*)::int as n from settlements`)
+    const unfunded = generatePrivateKey()
+    const response = await post({ text: 'unfunded' }, { 'PAYMENT-SIGNATURE': await signedHeader(unfunded) })
+    expect(response.status).toBe(402)
+    expect(await response.json()).toMatchObject({ errorCode: 'insufficient_funds' })
+    const rowsAfter = await service.database.db.execute(sql`select count(*)::int as n from settlements`)
+    expect(JSON.stringify(rowsAfter)).toBe(JSON.stringify(rowsBefore))
   })
 
   it('never charges for a call whose operation fails', async () => {

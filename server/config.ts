@@ -79,6 +79,9 @@ export const ConfigSchema = z.object({
       .optional(),
   ),
   SETTLEMENT_RETRY_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  // Before an x402 call runs, ask the chain (when the network has an RPC URL) whether the payer
+  // holds the amount and has not used the authorization: on (default) or off.
+  X402_FUNDS_CHECK: z.enum(['on', 'off']).default('on'),
   // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
   // or `off`. Unset: the official URL when NODE_ENV=production, otherwise off.
   NODE_ENV: optionalString,

@@ -2,6 +2,7 @@ import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
 import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
+import { createOnChainFundsCheck } from '../core/payments/funds-check.ts'
 import {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -175,7 +176,13 @@ function buildX402(
   })
   const nonceStore = createDbNonceStore(database.db, clock)
   const verifier = createPaymentVerifier({ config: paymentConfig, nonceStore, clock, facilitator })
-  const x402: X402Payments = { config: paymentConfig, verifier, ledger, settlement }
+  const x402: X402Payments = {
+    config: paymentConfig,
+    verifier,
+    ledger,
+    settlement,
+    fundsCheck: config.X402_FUNDS_CHECK === 'on' ? createOnChainFundsCheck(rpcUrls) : undefined,
+  }
 
   const treasuryBalance = createTreasuryReader(paymentConfig, rpcUrls)
 

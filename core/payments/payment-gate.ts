@@ -12,6 +12,7 @@ import {
   type SettlementReceipt,
 } from './charge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
+import type { FundsCheck } from './funds-check.ts'
 import type { SettlementLedger } from './ledger/settlement-ledger.ts'
 import type { SettlementService } from './ledger/settlement-service.ts'
 import type { PaymentConfig } from './networks.ts'
@@ -25,6 +26,8 @@ export interface X402Payments {
   verifier: PaymentVerifier
   ledger: SettlementLedger
   settlement: SettlementService
+  /** With an RPC: the payer's balance and the authorization's state, checked before the call runs. */
+  fundsCheck?: FundsCheck
 }
 
 export interface PaymentGateOptions {
@@ -156,6 +159,9 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
 
       if (requirements && x402 && paymentSource(request.payment)) {
         const verified = await requireVerifiedPayment(x402, request.payment, requirements)
+        const refusal = await x402.fundsCheck?.(verified)
+        if (refusal)
+          throw new PaymentRequiredError(buildPaymentChallenge(requirements, refusal), refusal.message)
         const payer: Caller = keyCaller ?? { kind: 'x402', payer: verified.payer, network: verified.network }
         return openX402Charge(x402, verified, request.operationId, keyCaller?.keyId ?? null, payer)
       }
