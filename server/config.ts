@@ -67,6 +67,9 @@ export const ConfigSchema = z.object({
       .optional(),
   ),
   X402_SOLANA_PAY_TO: optionalString,
+  // Fee payer that x402 SVM clients need in extra.feePayer (the facilitator's); else read from the
+  // facilitator's GET /supported at start-up.
+  X402_SOLANA_FEE_PAYER: optionalString,
   X402_NETWORKS: z.string().default('eip155:8453'),
   X402_NETWORK_OVERRIDES: optionalString,
   X402_FACILITATOR_URL: optionalString.pipe(z.url().optional()),

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../core/context.ts'
+import { SOLANA_DEVNET } from '../core/payments/networks.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
+import { startFakeHttpServer } from '../core/testing/fakes/fake-http-server.ts'
 import { ConfigSchema } from './config.ts'
 import { buildPayments } from './payments.ts'
 
@@ -41,5 +43,49 @@ describe('payments start-up configuration', () => {
     expect(warnings).toEqual([
       'on-chain settlement has no RPC for every enabled network: set BASE_SEPOLIA_RPC_URL',
     ])
+  })
+
+  it("fills a Solana requirement's extra.feePayer from the facilitator's GET /supported, or from X402_SOLANA_FEE_PAYER", async () => {
+    const FEE_PAYER = '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4'
+    const facilitator = await startFakeHttpServer('facilitator', (request) =>
+      request.path === '/supported'
+        ? {
+            status: 200,
+            body: {
+              kinds: [
+                { x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET, extra: { feePayer: FEE_PAYER } },
+              ],
+            },
+          }
+        : { status: 404, body: {} },
+    )
+    try {
+      const env = {
+        X402_SOLANA_PAY_TO: 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5',
+        X402_NETWORKS: SOLANA_DEVNET,
+        X402_FACILITATOR_URL: facilitator.url,
+      }
+      const fromFacilitator = build(env)
+      await fromFacilitator.start()
+      fromFacilitator.stop()
+      expect(fromFacilitator.x402?.config.networks[0]?.feePayer).toBe(FEE_PAYER)
+
+      const configured = build({
+        ...env,
+        X402_SOLANA_FEE_PAYER: 'ConfiguredFeePayer1111111111111111111111111',
+      })
+      expect(configured.x402?.config.networks[0]?.feePayer).toBe(
+        'ConfiguredFeePayer1111111111111111111111111',
+      )
+
+      const warnings: string[] = []
+      await facilitator.close()
+      const unknown = build(env, (level, message) => level === 'warn' && warnings.push(message))
+      await unknown.start()
+      unknown.stop()
+      expect(warnings.some((warning) => warning.includes('X402_SOLANA_FEE_PAYER'))).toBe(true)
+    } finally {
+      await facilitator.close().catch(() => {})
+    }
   })
 })

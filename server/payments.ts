@@ -10,7 +10,9 @@ import {
   createOnChainSettler,
   createPaymentConfig,
   createPaymentVerifier,
+  type FacilitatorClient,
   type OnChainSettler,
+  type PaymentConfig,
   type PaymentNetwork,
 } from '../core/payments/index.ts'
 import { createDbNonceStore } from '../core/payments/ledger/db-nonce-store.ts'
@@ -113,6 +115,35 @@ export function publicBaseUrlOf(config: Config): string {
   return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`
 }
 
+/**
+ * x402 SVM clients build the transaction with the facilitator as fee payer, so a Solana
+ * requirement needs `extra.feePayer`: from X402_SOLANA_FEE_PAYER (or the overrides), else from the
+ * facilitator's `GET /supported`. A Solana network still without one is named in a warning.
+ */
+async function fillSolanaFeePayers(
+  paymentConfig: PaymentConfig,
+  facilitator: FacilitatorClient | undefined,
+  log: Log,
+): Promise<void> {
+  const missing = paymentConfig.networks.filter((network) => network.kind === 'solana' && !network.feePayer)
+  if (missing.length === 0) return
+  const kinds = (await facilitator?.supported?.()) ?? []
+  for (const network of missing) {
+    const kind = kinds.find(
+      (candidate) =>
+        candidate.scheme === 'exact' &&
+        (candidate.network === network.network || candidate.network === network.v1Network) &&
+        typeof candidate.extra?.feePayer === 'string',
+    )
+    if (kind) network.feePayer = kind.extra?.feePayer as string
+    else
+      log(
+        'warn',
+        `x402 on ${network.network} has no fee payer for SVM clients: set X402_SOLANA_FEE_PAYER (the facilitator's /supported did not name one)`,
+      )
+  }
+}
+
 interface X402Setup {
   payments: X402Payments
   solanaSettlementConfigured: boolean
@@ -133,9 +164,14 @@ function buildX402(
     .filter(Boolean)
   const enabled = Boolean(config.X402_PAY_TO || config.X402_SOLANA_PAY_TO)
   if (!enabled) return undefined
-  const overrides = config.X402_NETWORK_OVERRIDES
-    ? (JSON.parse(config.X402_NETWORK_OVERRIDES) as Record<string, Partial<Omit<PaymentNetwork, 'network'>>>)
-    : undefined
+  const overrides: Record<string, Partial<Omit<PaymentNetwork, 'network'>>> = config.X402_NETWORK_OVERRIDES
+    ? JSON.parse(config.X402_NETWORK_OVERRIDES)
+    : {}
+  if (config.X402_SOLANA_FEE_PAYER) {
+    for (const id of networks.filter((network) => network.startsWith('solana:'))) {
+      overrides[id] = { feePayer: config.X402_SOLANA_FEE_PAYER, ...overrides[id] }
+    }
+  }
   const paymentConfig = createPaymentConfig({
     networks: networks.filter((id) =>
       id.startsWith('solana:') ? config.X402_SOLANA_PAY_TO : config.X402_PAY_TO,
@@ -193,6 +229,7 @@ function buildX402(
     ),
     treasuryBalance,
     async start() {
+      await fillSolanaFeePayers(paymentConfig, facilitator, log)
       await ledger.register()
       const swept = await settlement.sweep((id) => database.isAlive(id))
       if (swept > 0) log('warn', 'start-up sweep resolved interrupted settlements', { swept })

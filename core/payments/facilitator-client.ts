@@ -27,7 +27,22 @@ export interface FacilitatorClient {
     requirements: StandardRequirement,
   ): Promise<FacilitatorVerifyResult>
   settle(paymentPayload: CanonicalPaymentPayload, requirements: StandardRequirement): Promise<SettleResult>
+  /** `GET /supported`: the kinds the facilitator settles, with their `extra` (Solana `feePayer`); undefined when it cannot be read. */
+  supported?(): Promise<SupportedKind[] | undefined>
 }
+
+const SupportedResponseSchema = z.looseObject({
+  kinds: z.array(
+    z.looseObject({
+      x402Version: z.number().optional().describe('x402 version of the kind.'),
+      scheme: z.string().describe('Payment scheme, exact.'),
+      network: z.string().describe('CAIP-2 id or x402 v1 network name.'),
+      extra: z.record(z.string(), z.unknown()).optional().describe('Scheme data, e.g. Solana feePayer.'),
+    }),
+  ),
+})
+
+export type SupportedKind = z.infer<typeof SupportedResponseSchema>['kinds'][number]
 
 const VerifyResponseSchema = z.looseObject({
   isValid: z.boolean().describe('Whether the facilitator accepts the payment.'),
@@ -154,6 +169,20 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   }
 
   return {
+    async supported() {
+      try {
+        const response = await doFetch(`${base}/supported`, {
+          headers: { accept: 'application/json', ...options.headers?.() },
+          signal: AbortSignal.timeout(verifyTimeout),
+        })
+        if (!response.ok) return undefined
+        const parsed = SupportedResponseSchema.safeParse(await response.json())
+        return parsed.success ? parsed.data.kinds : undefined
+      } catch {
+        return undefined
+      }
+    },
+
     async verify(paymentPayload, requirements) {
       const outcome = await call('/verify', paymentPayload, requirements, verifyTimeout)
       if (outcome.kind === 'unavailable') {
