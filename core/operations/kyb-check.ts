@@ -19,7 +19,14 @@ import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 export const KybCheckInput = z
   .object({
     entity_id: z.string().min(1).max(128).describe('Your own reference for the entity'),
-    registration_number: z.string().min(1).max(64).describe('Register number (KVK for NL, CBE for BE)'),
+    registration_number: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe(
+        'Register number. NL: KVK number, 8 digits (69599084). BE: CBE/KBO enterprise number, 10 digits starting with 0 or 1, dots and spaces optional (0403.170.701 or 0403170701). Other countries: no register is consulted (register_checked none).',
+      )
+      .meta({ examples: ['69599084', '0403.170.701'] }),
     country: countrySchema.describe('ISO 3166-1 alpha-2, exactly 2 characters'),
     entity_name: entityNameSchema.optional().describe('Legal name, used for sanctions screening'),
     vat_number: vatNumberSchema.optional().describe('EU VAT number for VIES'),

@@ -40,6 +40,8 @@ export const ReputationScoreInput = z
       })
     }
   })
+  // The same rule in the JSON Schema (OpenAPI, MCP inputSchema), not only in prose.
+  .meta({ anyOf: [{ required: ['country'] }, { required: ['trust_score', 'cluster'] }] })
 
 export const ReputationScoreResult = z.object({
   reputation_score: z.number().int().min(0).max(100).describe('Trust score after decay and repeat bonus'),
