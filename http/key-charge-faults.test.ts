@@ -137,6 +137,53 @@ describe('key charges under faults', { timeout: 180_000 }, () => {
     await killUnderLoad({ DATABASE_URL: url }, () => createDatabase({ url, maxConnections: 2 }))
   })
 
+  it("two processes on one PostgreSQL: the survivor releases the dead one's debits and keeps its own calls", async () => {
+    const url = await createScratchDatabase(inject('postgresUrl'), `keytwo_${randomBytes(4).toString('hex')}`)
+    const env = { DATABASE_URL: url }
+    const initial = PRICE * 2_000n
+    const setup = await createDatabase({ url, maxConnections: 2 })
+    const { apiKey, record } = await createApiKeyService({
+      db: setup.db,
+      clock: { now: () => new Date() },
+    }).create({
+      email: 'two@example.com',
+      tier: 'pro',
+      balance: initial,
+    })
+    const [victim, survivor] = await Promise.all([startChild(env), startChild(env)])
+    // The victim: 200 calls that answer, 200 still running when it dies.
+    const victimCalls = Array.from({ length: 400 }, (_, i) =>
+      call(victim.url, apiKey, i % 2 === 0 ? { text: 'fast' } : { text: 'slow', wait_ms: 120_000 }),
+    )
+    // The survivor: 200 calls still running while it sweeps the victim's reservations.
+    const survivorCalls = Array.from({ length: 200 }, () =>
+      call(survivor.url, apiKey, { text: 'survives', wait_ms: 3_000 }),
+    )
+    const victimAnswered = (
+      await Promise.all(
+        victimCalls.filter((_, i) => i % 2 === 0).map(async (pending) => answered(await pending)),
+      )
+    ).filter(Boolean).length
+    victim.child.kill('SIGKILL')
+    await once(victim.child, 'exit')
+    const survivorAnswered = (
+      await Promise.all(survivorCalls.map(async (pending) => answered(await pending)))
+    ).filter(Boolean).length
+    expect(victimAnswered).toBe(200)
+    expect(survivorAnswered).toBe(200)
+    try {
+      // The survivor's worker (every 200 ms) releases what the victim held; nobody restarts.
+      const after = await waitFor(async () => {
+        const state = await keyState(setup, record.id)
+        return state.open === 0 ? state : undefined
+      }, "the survivor's sweep")
+      expect(after).toEqual({ balance: initial - PRICE * 400n, spent: PRICE * 400n, open: 0 })
+    } finally {
+      await setup.close()
+      survivor.child.kill('SIGKILL')
+    }
+  })
+
   it('kill -9 under 1,000 concurrent calls on PGlite: debits = answers received x price', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-keycrash-'))
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
