@@ -72,13 +72,19 @@ export function buildPayments(
   const tick = async () => {
     if (running) return
     running = true
+    // Each step on its own: one that fails (database down) does not skip the others.
+    const step = async (name: string, run: () => Promise<unknown>) => {
+      try {
+        await run()
+      } catch (error) {
+        log('warn', `payment worker: ${name} failed`, String(error))
+      }
+    }
     try {
       // After a PostgreSQL restart the session lock is gone: take it again before sweeping.
-      await database.holdLiveness(instanceId)
-      await sweepReservations()
-      await x402?.tick()
-    } catch (error) {
-      log('warn', 'payment worker pass failed', String(error))
+      await step('liveness', () => database.holdLiveness(instanceId))
+      await step('key reservation sweep', sweepReservations)
+      await step('settlement pass', async () => x402?.tick())
     } finally {
       running = false
     }

@@ -59,7 +59,8 @@ export interface ApiKeyService {
   credit(keyId: string, amount: Micros): Promise<KeyRecord>
   /**
    * Revokes a key at once (every process reads the status on each call). The balance stays on the
-   * record, forfeited: a revoked key never pays or is refunded to. Null for an unknown key.
+   * record, forfeited: a revoked key never pays again (a call in flight at that moment that fails is
+   * still refunded to the record). Null for an unknown key.
    */
   revoke(keyId: string): Promise<KeyRecord | null>
   /** Sets when a key expires (a moment in the past expires it now). Null for an unknown key. */

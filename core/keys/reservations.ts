@@ -194,7 +194,13 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
 
     async sweep(isAlive) {
       let released = 0
-      for (const id of [...pending]) released += await releaseNow(id)
+      for (const id of [...pending]) {
+        try {
+          released += await releaseNow(id)
+        } catch (error) {
+          onError?.(error) // still pending: the next sweep tries again; the others go on
+        }
+      }
       // Own captured rows are final once no in-doubt release can need them.
       await db.execute(
         sql`delete from key_reservations where instance_id = ${instanceId} and captured_at < now() - interval '1 minute'`,
@@ -207,7 +213,11 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
       for (const { instance_id: owner } of owners) {
         if (await isAlive(owner)) continue
         released += await releaseWhere(sql`instance_id = ${owner} and captured_at is null`)
-        await db.execute(sql`delete from key_reservations where instance_id = ${owner}`)
+        // Only captured rows: should the owner still run (it lost its lock for a moment), a row it
+        // reserved since the release above is left for the next sweep, not deleted unrefunded.
+        await db.execute(
+          sql`delete from key_reservations where instance_id = ${owner} and captured_at is not null`,
+        )
       }
       return released
     },

@@ -83,14 +83,10 @@ export function outcomeOf(error: unknown): UsageOutcome {
 /** A database that cannot be reached is a failed dependency (spec: 503 with Retry-After), not a bug. */
 export function asDependencyFailure(error: unknown): unknown {
   if (error instanceof ServiceError || !isDatabaseUnavailable(error)) return error
-  return new ServiceError(
-    'unavailable',
-    'the database is unavailable; nothing was charged, try again shortly',
-    {
-      retryAfter: 5,
-      cause: error,
-    },
-  )
+  return new ServiceError('unavailable', 'the database is unavailable; try again shortly', {
+    retryAfter: 5,
+    cause: error,
+  })
 }
 
 /** Runs the writes of a paid call in order; one that fails is reported and does not fail the call. */

@@ -157,4 +157,11 @@ describe('text fields', () => {
       { field: 'name', message: 'contains a control character (U+0000) at position 1' },
     ])
   })
+
+  it('refuses input nested deeper than 32 levels with a 422 instead of overflowing the stack', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)
+    const errors = textErrors(deep)
+    expect(errors).toHaveLength(1)
+    expect(errors[0]?.message).toBe('is nested deeper than 32 levels')
+  })
 })

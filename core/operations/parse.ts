@@ -40,12 +40,19 @@ function textProblem(value: string): string | undefined {
   return undefined
 }
 
+/** Deeper input is refused (no operation's input nests more than a few levels). */
+const MAX_DEPTH = 32
+
 /**
  * Every string in an input, at any depth (keys included), must be well-formed Unicode without
  * control characters: refused with 422 naming the field before anything is stored or charged.
  */
 export function textErrors(value: unknown, path: readonly string[] = []): FieldError[] {
   const field = () => path.join('.') || '(body)'
+  // JSON.parse accepts any depth; walking it must not overflow the stack (a 500).
+  if (path.length > MAX_DEPTH && typeof value === 'object' && value !== null) {
+    return [{ field: field(), message: `is nested deeper than ${MAX_DEPTH} levels` }]
+  }
   if (typeof value === 'string') {
     const message = textProblem(value)
     return message ? [{ field: field(), message }] : []

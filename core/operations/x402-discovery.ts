@@ -41,7 +41,10 @@ export function issuedRequirementCheck(
   publicBaseUrl: string,
   maxUnits = 1_000,
 ): IssuedRequirementCheck {
-  const origin = new URL(publicBaseUrl).origin
+  const base = new URL(publicBaseUrl)
+  const origin = base.origin
+  // A PUBLIC_BASE_URL with a path (https://host/api) prefixes every resource path.
+  const basePath = base.pathname.replace(/\/+$/, '')
   const routes = operations.flatMap((operation) => {
     if (!operation.price) return []
     return [
@@ -64,8 +67,9 @@ export function issuedRequirementCheck(
     } catch {
       return false
     }
-    if (url.origin !== origin) return false
-    const route = routes.find((candidate) => candidate.pattern.test(url.pathname))
+    if (url.origin !== origin || !url.pathname.startsWith(`${basePath}/`)) return false
+    const path = url.pathname.slice(basePath.length)
+    const route = routes.find((candidate) => candidate.pattern.test(path))
     if (!route) return false
     return route.prices.some((price) =>
       route.perUnit

@@ -101,13 +101,17 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     kind: 'postgres',
     ping: () => pingDb(db),
     async holdLiveness(instanceId) {
-      livenessClient ??= postgres(url, { max: 1, idle_timeout: 0, onnotice: () => {} })
+      // Never recycled (postgres.js closes connections after 30-60 min by default, which would
+      // drop the lock and make this process look dead to the others).
+      livenessClient ??= postgres(url, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {} })
       // Called again by the payment worker: a new backend (PostgreSQL restarted, connection lost)
       // lost the session lock, so take it again; the same backend already holds it (locks stack).
       const [session] = await livenessClient`select pg_backend_pid() as pid`
       if (lockedBy.get(instanceId) === session?.pid) return
-      await livenessClient`select pg_advisory_lock(hashtextextended(${instanceId}, 0))`
-      lockedBy.set(instanceId, session?.pid)
+      // Try, never wait: a half-dead old backend may still hold it; the next tick tries again.
+      const [row] =
+        await livenessClient`select pg_try_advisory_lock(hashtextextended(${instanceId}, 0)) as locked`
+      if (row?.locked) lockedBy.set(instanceId, session?.pid)
     },
     async isAlive(instanceId) {
       const reserved = await client.reserve()

@@ -37,7 +37,13 @@ export function createSettlementService(options: SettlementServiceOptions) {
   async function attempt(id: string, payment: VerifiedPayment, attempts: number): Promise<SettleOutcome> {
     const result = await settler.settle(payment)
     if (result.success) {
-      await ledger.settled(id, result)
+      try {
+        await ledger.settled(id, result)
+      } catch (error) {
+        // The money moved: the caller gets the answer it paid for. The row stays 'settling' and
+        // is resolved from the chain by a later sweep (SETTLED, or unknown without an RPC).
+        log('settled, but the ledger could not record it', { id, error: String(error) })
+      }
       return { kind: 'settled', result }
     }
     const reason = result.errorReason ?? 'settlement_failed'
