@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -10,6 +10,7 @@ import { createApiKeyService } from '../core/keys/api-keys.ts'
 import { PRICES } from '../core/payments/pricing.ts'
 import { createDatabase, type Database, rowsOf } from '../core/store/database.ts'
 import { paidRegistry } from '../core/testing/paid-operations.ts'
+import { startPaidServerChild, waitFor } from '../core/testing/paid-server.ts'
 import { createScratchDatabase, startTempPostgres, type TempPostgres } from '../core/testing/postgres.ts'
 import { createService } from '../server/compose.ts'
 import { ConfigSchema } from '../server/config.ts'
@@ -29,14 +30,9 @@ afterAll(async () => {
 })
 
 async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/testing/paid-server-main.ts'], {
-    env: { ...process.env, SETTLEMENT_RETRY_INTERVAL_MS: '200', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  children.push(child)
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer]
-  const { port } = JSON.parse(chunk.toString()) as { port: number }
-  return { child, url: `http://127.0.0.1:${port}/v1/test/paid-echo` }
+  const started = await startPaidServerChild({ SETTLEMENT_RETRY_INTERVAL_MS: '200', ...env })
+  children.push(started.child)
+  return started
 }
 
 function call(url: string, apiKey: string, body: object): Promise<Response | Error> {
@@ -69,16 +65,6 @@ async function keyState(database: Database, keyId: string) {
     ),
   )
   return { balance: BigInt(String(key?.balance)), spent: BigInt(String(key?.spent)), open: Number(open?.n) }
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { sql } from 'drizzle-orm'
@@ -14,6 +14,7 @@ import {
   startLocalPaymentSetup,
 } from '../core/testing/chain/payment-fixtures.ts'
 import { paidRegistry } from '../core/testing/paid-operations.ts'
+import { startPaidServerChild, waitFor } from '../core/testing/paid-server.ts'
 import { createScratchDatabase } from '../core/testing/postgres.ts'
 import { createService, type Service } from '../server/compose.ts'
 import { ConfigSchema } from '../server/config.ts'
@@ -53,14 +54,9 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
   })
 
   async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'core/testing/paid-server-main.ts'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    children.push(child)
-    const [chunk] = (await once(child.stdout!, 'data')) as [Buffer]
-    const { port } = JSON.parse(chunk.toString()) as { port: number }
-    return { child, url: `http://127.0.0.1:${port}/v1/test/paid-echo` }
+    const started = await startPaidServerChild(env)
+    children.push(started.child)
+    return started
   }
 
   /** A new process's composition root on the same database (its start-up sweep runs inside). */
@@ -73,20 +69,6 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
       sql`select status, phase, last_error from settlements order by created_at`,
     )) as unknown as { status: string; phase: string; last_error: string | null }[]
     return [...result]
-  }
-
-  async function waitFor<T>(
-    probe: () => Promise<T | undefined>,
-    what: string,
-    timeoutMs = 30_000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      const value = await probe()
-      if (value !== undefined) return value
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    throw new Error(`timed out waiting for ${what}`)
   }
 
   const rpc = (method: string) =>
