@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{core,http,tools,server,e2e,examples}/**/*.test.ts'],
+    include: ['{core,http,tools,server,client,e2e,examples}/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
