@@ -1,12 +1,17 @@
 // Test-only: fake upstream servers and helpers. Never imported by production code.
 export type { BusyGauge, FakeBehaviour, FakeCommonOptions, FakeMode } from './fake-behaviour.ts'
 export { createBusyGauge, NORMAL, sleep } from './fake-behaviour.ts'
+export type { FakeCirCase } from './fake-cir-server.ts'
+export { CIR_FAKE_CASES, cirFault, startFakeCirServer } from './fake-cir-server.ts'
 export type { FakeDnsOptions, FakeDnsServer, FakeZoneRecords } from './fake-dns-server.ts'
 export { DNS_FAKE_ZONES, startFakeDnsServer } from './fake-dns-server.ts'
+export type { FakeGdeltArticle } from './fake-gdelt-server.ts'
+export { GDELT_FAKE_ARTICLES, startFakeGdeltServer } from './fake-gdelt-server.ts'
 export type { FakeHandler, FakeHttpServer, FakeRequest, FakeResponse } from './fake-http-server.ts'
 export { startFakeHttpServer } from './fake-http-server.ts'
 export type { FakeKvkOptions, FakeKvkServer } from './fake-kvk-server.ts'
 export { KVK_ERRORS, KVK_TEST_PROFILES, startFakeKvkServer } from './fake-kvk-server.ts'
+export { OPENAPI_RISK_FAKE_COMPANIES, startFakeOpenapiRiskServer } from './fake-openapi-risk-server.ts'
 export type { FakeRdapOptions, FakeRdapServer } from './fake-rdap-server.ts'
 export { RDAP_ERRORS, RDAP_FAKE_DOMAINS, startFakeRdapServer } from './fake-rdap-server.ts'
 export type { FakeCertificateKind, FakeTlsOptions, FakeTlsServer } from './fake-tls-server.ts'
@@ -18,6 +23,8 @@ export {
   VIES_FAKE_RECORDS,
   viesErrorResponse,
 } from './fake-vies-server.ts'
+export type { FakeYenteEntity } from './fake-yente-server.ts'
+export { startFakeYenteServer, YENTE_FAKE_ENTITIES } from './fake-yente-server.ts'
 export { KBO_FULL_FIXTURE_DIR, kboMemorySource } from './kbo-extract.ts'
 export type { ManualClock } from './manual-clock.ts'
 export { createManualClock } from './manual-clock.ts'
