@@ -17,6 +17,7 @@ import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
+import { buildDeepCheckSources } from './deep-check-sources.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildSanctions } from './sanctions.ts'
 
@@ -80,6 +81,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db),
     checks: createCheckStore(database.db),
+    deepCheck: buildDeepCheckSources(config, clock),
     keys,
     financial: {
       keys,

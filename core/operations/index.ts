@@ -1,5 +1,6 @@
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
+import { entityDeepCheck } from './entity-deep-check.ts'
 import { financialHealth } from './financial-health.ts'
 import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
@@ -23,6 +24,7 @@ export const operations: readonly AnyOperation[] = [
   keysUsage,
   keysRevoke,
   financialHealth,
+  entityDeepCheck,
 ] as AnyOperation[]
 
 export {

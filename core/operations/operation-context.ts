@@ -1,6 +1,7 @@
 import type { CheckStore } from '../checks/check-store.ts'
 import type { CompanyCheckDeps } from '../checks/company-check.ts'
 import type { CompanySources } from '../checks/company-sources.ts'
+import type { DeepCheckSources } from '../checks/deep-check.ts'
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
+  /** PEP/RCA, Dutch insolvency, adverse media and credit sources of the deep check and reports. */
+  deepCheck?: DeepCheckSources
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
