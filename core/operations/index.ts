@@ -1,6 +1,7 @@
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { entityDeepCheck } from './entity-deep-check.ts'
+import { entityReport, reportGet } from './entity-report.ts'
 import { financialHealth } from './financial-health.ts'
 import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
@@ -25,6 +26,8 @@ export const operations: readonly AnyOperation[] = [
   keysRevoke,
   financialHealth,
   entityDeepCheck,
+  entityReport,
+  reportGet,
 ] as AnyOperation[]
 
 export {

@@ -7,6 +7,8 @@ import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
+import type { ReportSigner } from '../reports/evidence.ts'
+import type { ReportStore } from '../reports/report-store.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 
 /**
@@ -29,6 +31,8 @@ export interface ServiceDeps {
   financial?: FinancialHealthDeps
   /** PEP/RCA, Dutch insolvency, adverse media and credit sources of the deep check and reports. */
   deepCheck?: DeepCheckSources
+  /** Stored reports, the report signing key and the public JWKS address (entity reports). */
+  reports?: { store: ReportStore; signer: ReportSigner; jwksUrl: string }
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */

@@ -14,3 +14,4 @@ export {
 export { apiKeys, keyReservations, usageEvents } from './tables/keys.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
+export { entityReports, reportIdentifiers } from './tables/reports.ts'
