@@ -72,9 +72,13 @@ const acceptsItemSchema = {
 const paymentRequiredSchema = {
   type: 'object',
   description:
-    'x402 challenge (not problem details). errorCode is present when a sent payment, or the key balance, was refused.',
+    'x402 challenge (not problem details). errorCode is present when a sent payment, or the key balance, was refused. The PAYMENT-REQUIRED header holds it in x402 v2 form (x402Version 2, CAIP-2 networks); the JSON body in x402 v1 form (x402Version 1, v1 network names in `network`, CAIP-2 id in `networkId`).',
   properties: {
-    x402Version: { type: 'integer' },
+    x402Version: {
+      type: 'integer',
+      enum: [1, 2],
+      description: '1 in the 402 body, 2 in the PAYMENT-REQUIRED header.',
+    },
     error: { type: 'string' },
     errorCode: paymentErrorCode,
     resource: {
