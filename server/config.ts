@@ -85,6 +85,9 @@ export const ConfigSchema = z.object({
   // Before an x402 call runs, ask the chain (when the network has an RPC URL) whether the payer
   // holds the amount and has not used the authorization: on (default) or off.
   X402_FUNDS_CHECK: z.enum(['on', 'off']).default('on'),
+  // A paid call whose settlement cannot even be started (nothing sent): refuse (503, nothing
+  // charged; default) or serve (answer now, settle later).
+  X402_UNCONFIRMED_SETTLEMENT: z.enum(['refuse', 'serve']).default('refuse'),
   // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
   // or `off`. Unset: the official URL when NODE_ENV=production, otherwise off.
   NODE_ENV: optionalString,

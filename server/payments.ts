@@ -214,6 +214,7 @@ function buildX402(
     settler,
     clock,
     authorizationUsed: onChain ? (payment) => onChain.authorizationUsed(payment) : undefined,
+    unconfirmed: config.X402_UNCONFIRMED_SETTLEMENT,
     log: (message, extra) => log('info', message, extra),
   })
   const nonceStore = createDbNonceStore(database.db, clock)

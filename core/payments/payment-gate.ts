@@ -88,6 +88,14 @@ export async function openX402Charge(
     caller,
     async complete() {
       const outcome = await x402.settlement.settleReserved(ledgerId, verified)
+      if (outcome.kind === 'refused') {
+        const code: PaymentErrorCode = outcome.result.errorReason ?? 'settlement_failed'
+        throw new ServiceError(
+          'unavailable',
+          `payment settlement is unavailable right now (${outcome.result.errorMessage ?? code}); the answer is withheld and nothing was charged: sign a new payment and retry`,
+          { retryAfter: 5, extra: { errorCode: code } },
+        )
+      }
       if (outcome.kind === 'failed') {
         const code: PaymentErrorCode = outcome.result.errorReason ?? 'settlement_failed'
         throw new PaymentRequiredError(

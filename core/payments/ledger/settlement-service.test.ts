@@ -80,10 +80,14 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     await database?.close()
   })
 
-  const setup = (results: Partial<SettleResult>[], instanceId = randomUUID()) => {
+  const setup = (
+    results: Partial<SettleResult>[],
+    instanceId = randomUUID(),
+    unconfirmed?: 'refuse' | 'serve',
+  ) => {
     const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId, maxAttempts: 2 })
     const settler = scriptedSettler(results)
-    const service = createSettlementService({ ledger, settler, clock, retryBaseMs: 1000 })
+    const service = createSettlementService({ ledger, settler, clock, retryBaseMs: 1000, unconfirmed })
     return { ledger, settler, service }
   }
   const soon = () => new Date(clock.now().getTime() + 240_000)
@@ -110,6 +114,38 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     await Promise.all([service.retryDue(), service.retryDue()])
     expect(settler.calls).toBe(2)
     expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+  })
+
+  it('refuses (FAILED, nothing to retry) a settlement that could not be started, unless the policy is serve', async () => {
+    const notSent = {
+      success: false,
+      retryable: true,
+      submitted: false,
+      errorReason: 'facilitator_unavailable' as const,
+    }
+    const refusing = setup([notSent])
+    const paid = payment(soon())
+    const id = await refusing.ledger.reserve(paid, 'risk_score', null)
+    expect((await refusing.service.settleReserved(id, paid)).kind).toBe('refused')
+    expect(await refusing.ledger.get(id)).toMatchObject({ status: 'FAILED' })
+    clock.advance(60_000)
+    await refusing.service.retryDue()
+    expect(refusing.settler.calls).toBe(1)
+
+    const serving = setup([notSent], randomUUID(), 'serve')
+    const served = payment(soon())
+    const servedId = await serving.ledger.reserve(served, 'risk_score', null)
+    expect((await serving.service.settleReserved(servedId, served)).kind).toBe('deferred')
+    expect(await serving.ledger.get(servedId)).toMatchObject({ status: 'PENDING', phase: 'retrying' })
+  })
+
+  it('never refuses a settlement that may have gone out (submitted or unknown): it is deferred', async () => {
+    const { ledger, service } = setup([
+      { success: false, retryable: true, submitted: true, errorReason: 'settlement_timeout' },
+    ])
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'risk_score', null)
+    expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
   })
 
   it('fails a definitive refusal, and a retryable one whose authorization has expired', async () => {
