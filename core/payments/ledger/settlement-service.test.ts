@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApiKeyService } from '../../keys/api-keys.ts'
 import type { Database } from '../../store/database.ts'
 import { DATABASE_KINDS, openTestDatabase } from '../../testing/database.ts'
 import { createManualClock } from '../../testing/fakes/index.ts'
@@ -198,5 +199,75 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     })
     await seeing.sweep(isAlive)
     expect(await ledger.get(orphan)).toMatchObject({ status: 'SETTLED', phase: 'done' })
+  })
+
+  async function topUpKey() {
+    const keys = createApiKeyService({ db: database.db, clock })
+    const { record } = await keys.create({ email: `topup-${randomUUID()}@example.com`, tier: 'free' })
+    return { keys, keyId: record.id }
+  }
+
+  it('writes a settled top-up whose ledger write failed on the next retry pass, with its credit, once', async () => {
+    const { keys, keyId } = await topUpKey()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    let failures = 1
+    const flaky = {
+      ...ledger,
+      settled: async (id: string, result: SettleResult) => {
+        if (failures-- > 0) throw new Error('connection lost')
+        return ledger.settled(id, result)
+      },
+    }
+    const service = createSettlementService({ ledger: flaky, settler: scriptedSettler([{}]), clock })
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'key_upgrade:pro', keyId)
+    await ledger.beginAttempt(id, ['reserved'])
+    const result = await service.settleOnce(paid)
+    expect(await service.recordSettled(id, result)).toBe(false)
+    expect(service.unrecordedCount()).toBe(1)
+    expect((await keys.get(keyId))?.balanceMicros).toBe(0n)
+
+    await service.retryDue()
+    await service.retryDue()
+    expect(service.unrecordedCount()).toBe(0)
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: paid.amount, tier: 'pro' })
+  })
+
+  it("sweeps a live process's row left settling too long: the chain decides, and a top-up is credited once", async () => {
+    const { keys, keyId } = await topUpKey()
+    const instanceId = randomUUID()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId })
+    const service = createSettlementService({
+      ledger,
+      settler: scriptedSettler([{}]),
+      clock,
+      authorizationUsed: async () => true,
+    })
+    const paid = payment(new Date(clock.now().getTime() + 600_000))
+    const id = await ledger.reserve(paid, 'key_upgrade:starter', keyId)
+    await ledger.beginAttempt(id, ['reserved'])
+    const everyoneAlive = async () => true
+    await service.sweep(everyoneAlive)
+    expect(await ledger.get(id)).toMatchObject({ status: 'PENDING', phase: 'settling' })
+
+    clock.advance(5 * 60_000 + 1)
+    await service.sweep(everyoneAlive)
+    await service.sweep(everyoneAlive)
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED', phase: 'done' })
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: paid.amount, tier: 'starter' })
+  })
+
+  it('a top-up never lowers the tier of a key already above it', async () => {
+    const { keys, keyId } = await topUpKey()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    const service = createSettlementService({ ledger, settler: scriptedSettler([{}]), clock })
+    for (const tier of ['pro', 'starter']) {
+      const paid = payment(soon())
+      const id = await ledger.reserve(paid, `key_upgrade:${tier}`, keyId)
+      await ledger.beginAttempt(id, ['reserved'])
+      expect(await service.recordSettled(id, await service.settleOnce(paid))).toBe(true)
+    }
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: 400_000n, tier: 'pro' })
   })
 })

@@ -47,6 +47,23 @@ export function createSettlementService(options: SettlementServiceOptions) {
   const log = options.log ?? (() => {})
 
   const unconfirmed = options.unconfirmed ?? 'refuse'
+  // Settled payments whose SETTLED row could not be written yet (the database failed just then):
+  // the outcome is known here, so the retry pass writes it (with a top-up's credit) as soon as
+  // the database answers. The sweep's stale-row rule covers a process that dies meanwhile.
+  const unrecorded = new Map<string, SettleResult>()
+
+  async function record(id: string, result: SettleResult): Promise<void> {
+    try {
+      await ledger.settled(id, result)
+      unrecorded.delete(id)
+    } catch (error) {
+      unrecorded.set(id, result)
+      log('settled, but the ledger could not record it yet; retried by the worker', {
+        id,
+        error: String(error),
+      })
+    }
+  }
 
   async function attempt(
     id: string,
@@ -56,19 +73,21 @@ export function createSettlementService(options: SettlementServiceOptions) {
   ): Promise<SettleOutcome> {
     const result = await settler.settle(payment)
     if (result.success) {
-      try {
-        await ledger.settled(id, result)
-      } catch (error) {
-        // The money moved: the caller gets the answer it paid for. The row stays 'settling' and
-        // is resolved from the chain by a later sweep (SETTLED, or unknown without an RPC).
-        log('settled, but the ledger could not record it', { id, error: String(error) })
-      }
+      // The money moved: the caller gets the answer it paid for even when the row cannot be
+      // written now (it is written by the retry pass).
+      await record(id, result)
       return { kind: 'settled', result }
     }
     const reason = result.errorReason ?? 'settlement_failed'
     const expired =
       payment.validBefore !== undefined && payment.validBefore.getTime() <= clock.now().getTime()
-    if (onRequestPath && result.retryable && !expired && result.submitted === false && unconfirmed === 'refuse') {
+    if (
+      onRequestPath &&
+      result.retryable &&
+      !expired &&
+      result.submitted === false &&
+      unconfirmed === 'refuse'
+    ) {
       await ledger.failed(id, `settlement could not be started (${reason}); answer withheld, nothing charged`)
       return { kind: 'refused', result }
     }
@@ -92,8 +111,21 @@ export function createSettlementService(options: SettlementServiceOptions) {
       return attempt(id, payment, 1, true)
     },
 
+    /**
+     * Records a settlement that succeeded outside `settleReserved` (a key top-up): SETTLED with
+     * its credit now, or by the retry pass if the database fails. False when it is not written yet.
+     */
+    async recordSettled(id: string, result: SettleResult): Promise<boolean> {
+      await record(id, result)
+      return !unrecorded.has(id)
+    },
+
+    /** Settled payments whose ledger write is still owed (operator health). */
+    unrecordedCount: () => unrecorded.size,
+
     /** Retry worker: one pass over due rows. Returns how many were attempted. */
     async retryDue(): Promise<number> {
+      for (const [id, result] of [...unrecorded]) await record(id, result)
       const due = await ledger.due()
       let attempted = 0
       for (const row of due) {
