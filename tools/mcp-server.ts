@@ -12,7 +12,7 @@ import {
 import { z } from 'zod'
 import { QUALITIES, type Quality } from '../core/context.ts'
 import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
-import { MICROS_PER_USD, type Micros } from '../core/money.ts'
+import { formatUsdShort, type Micros } from '../core/money.ts'
 import { type AnyOperation, invokeOperation, type OperationRuntime } from '../core/operations/index.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { Receipt } from '../core/payments/charge.ts'
@@ -103,13 +103,6 @@ function resourceUrl(base: string, operation: AnyOperation, args: Record<string,
   return `${base}${path}`
 }
 
-/** USD for people: at least two decimals, no trailing zeros beyond (0.005, 0.20, 1.05). */
-function usdText(micros: Micros): string {
-  const whole = micros / MICROS_PER_USD
-  const fraction = (micros % MICROS_PER_USD).toString().padStart(6, '0').replace(/0+$/, '').padEnd(2, '0')
-  return `${whole}.${fraction}`
-}
-
 /** The quality tiers an operation prices (one tier: there is nothing to choose). */
 function qualitiesOf(operation: AnyOperation): Quality[] {
   const prices = operation.price?.x402
@@ -120,7 +113,7 @@ function tierPrices(prices: TierPrices): Partial<Record<Quality, string>> {
   const view: Partial<Record<Quality, string>> = {}
   for (const quality of QUALITIES) {
     const micros = prices[quality]
-    if (micros !== undefined) view[quality] = usdText(micros)
+    if (micros !== undefined) view[quality] = formatUsdShort(micros)
   }
   return view
 }
