@@ -290,4 +290,30 @@ describe('agent check with the RPC down', () => {
     })
     expect(response.status).toBe(503)
   })
+
+  it('flags a listed wallet_address in an entity check: EVM in any case, base58 exactly (item 5)', async () => {
+    const entityCheck = async (wallet_address: string, wallet_chain: string) => {
+      const response = await service.app.request('/v1/entity/check', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': liveKey },
+        body: JSON.stringify({
+          entity_name: 'Example Trading BV',
+          country: 'NL',
+          wallet_address,
+          wallet_chain,
+        }),
+      })
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as Body
+      return { cluster: body.cluster, factors: (body.risk_factors as Body[]).map((factor) => factor.factor) }
+    }
+    const evm = await entityCheck(OFAC_ETH.toLowerCase(), 'base')
+    expect(evm.cluster).toBe('sanctions_flagged')
+    expect(evm.factors).toContain('wallet_sanctioned')
+    const btc = await entityCheck('12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', 'btc')
+    expect(btc.factors).toContain('wallet_sanctioned')
+    const clean = await entityCheck('0x000000000000000000000000000000000000dEaD', 'eth')
+    expect(clean.factors).toContain('wallet_sanctions_clear')
+    expect(clean.cluster).not.toBe('sanctions_flagged')
+  })
 })
