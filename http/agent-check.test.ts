@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../core/payments/pricing.ts'
 import { AGENT_WORLD_FUNDS, type AgentWorld, startAgentWorld } from '../core/testing/chain/agent-fixtures.ts'
 import { officialV2Client } from '../core/testing/chain/official-payer.ts'
+import { startCompanyFakes } from '../core/testing/company-fakes.ts'
 import { sanctionsDataPath } from '../core/testing/sanctions/shared-data.ts'
 import { createTestService, listen } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
@@ -109,6 +110,32 @@ describe('agent wallet checks on a local chain with the ERC-8004 reference regis
     expect(Date.parse(body.checked_at)).not.toBeNaN()
     const after = (await service.runtime.keys.get(liveKeyId))!.balanceMicros
     expect(before - after).toBe(PRICES.agent_check.account.fresh)
+  })
+
+  it('probes the domain (RDAP, DNS, TLS fakes) and reports it without changing the verdict', async () => {
+    const fakes = await startCompanyFakes({ delayMs: 0, timeoutMs: 5000 })
+    const sources = service.runtime.deps.companySources
+    service.runtime.deps.companySources = fakes.sources
+    try {
+      const { body } = await check({
+        wallet: world.clean.wallet,
+        agent_id: world.clean.agentId.toString(),
+        domain: 'example.com',
+      })
+      expect(body.verdict).toBe('proceed')
+      expect(body.ran).toContain('domain')
+      expect(body.domain).toMatchObject({
+        status: 'ok',
+        domain: 'example.com',
+        probes: { rdap: 'ok', dns: 'ok', tls: 'ok' },
+        has_mx: expect.any(Boolean),
+        ssl_valid: expect.any(Boolean),
+        web_score: expect.any(Number),
+      })
+    } finally {
+      service.runtime.deps.companySources = sources
+      await fakes.close()
+    }
   })
 
   it('sends a wallet with no ERC-8004 identity to `review`', async () => {

@@ -336,7 +336,7 @@ const NOT_CONFIGURED = {
   source: 'base_rpc',
   status: 'unavailable',
   reason: 'not_configured',
-  detail: 'BASE_RPC_URL is not set',
+  detail: 'no RPC URL for AGENT_CHAIN (BASE_RPC_URL or BASE_SEPOLIA_RPC_URL)',
   fetched_at: '',
   latency_ms: 0,
 } as const

@@ -49,9 +49,13 @@ export const walletBalance = defineOperation({
   run: async (input, ctx) => {
     const reader = ctx.deps.agentChain
     if (!reader)
-      throw new ServiceError('unavailable', 'the Base chain reader is not configured (BASE_RPC_URL)', {
-        extra: { errorCode: 'chain_not_configured' },
-      })
+      throw new ServiceError(
+        'unavailable',
+        'the Base chain reader is not configured (BASE_RPC_URL or BASE_SEPOLIA_RPC_URL for AGENT_CHAIN)',
+        {
+          extra: { errorCode: 'chain_not_configured' },
+        },
+      )
     const address = getAddress(input.agent_id) as Address
     const { balances, identity } = await reader.readWallet({ wallet: address, reputation: false })
     if (identity.status !== 'ok' || balances.status !== 'ok') {

@@ -29,7 +29,7 @@ describe('agent chain reader (viem over a local chain with the ERC-8004 referenc
       identityRegistry: world.registries.identity,
       reputationRegistry: world.registries.reputation,
     })
-    await expect(wrong.verifyChainId()).rejects.toThrow(/chain id 84532, expected 8453/)
+    await expect(wrong.verifyChainId()).rejects.toThrow(/answers chain id 84532, expected 8453/)
   })
 
   it('reads balances, identity and reputation of a clean agent wallet in three round trips', async () => {

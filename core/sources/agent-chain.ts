@@ -190,7 +190,7 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
     async verifyChainId() {
       const actual = await client.getChainId()
       if (actual !== options.chainId)
-        throw new Error(`BASE_RPC_URL answers chain id ${actual}, expected ${options.chainId}`)
+        throw new Error(`the RPC answers chain id ${actual}, expected ${options.chainId}`)
     },
     async readWallet({ wallet, agentId, reputation }) {
       // Round trip 1: everything that needs nothing else (one JSON-RPC batch).
