@@ -117,4 +117,23 @@ describe('agent chain reader (viem over a local chain with the ERC-8004 referenc
     expect(snapshot.identity).toMatchObject({ status: 'unavailable' })
     expect(snapshot.reputation).toMatchObject({ status: 'unavailable' })
   })
+
+  it('opens its circuit after repeated RPC failures and then stops calling the RPC', async () => {
+    const down = createAgentChainReader({
+      rpcUrl: 'http://127.0.0.1:9',
+      chainId: 84532,
+      usdc: world.setup.usdc.address,
+      identityRegistry: world.registries.identity,
+      reputationRegistry: world.registries.reputation,
+      timeoutMs: 2000,
+      breaker: { failureThreshold: 4, coolDownMs: 60_000 },
+    })
+    for (let i = 0; i < 2; i++) await down.readWallet({ wallet: world.clean.wallet })
+    const trips = down.roundTrips()
+    const snapshot = await down.readWallet({ wallet: world.clean.wallet })
+    expect(snapshot.balances).toMatchObject({ status: 'unavailable', reason: 'circuit_open' })
+    expect(snapshot.identity).toMatchObject({ status: 'unavailable', reason: 'circuit_open' })
+    expect(down.breaker.state()).toBe('open')
+    expect(down.roundTrips()).toBe(trips)
+  })
 })

@@ -193,6 +193,12 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
         throw new Error(`the RPC answers chain id ${actual}, expected ${options.chainId}`)
     },
     async readWallet({ wallet, agentId, reputation }) {
+      if (breaker.state() === 'open') {
+        // Short-circuit before any request is sent: each part answers `circuit_open`.
+        const refused = () => part<never>(() => Promise.reject(new UpstreamFailure('circuit_open')))
+        const [balances, identity] = await Promise.all([refused(), refused()])
+        return { balances, identity, ...(reputation ? { reputation: await refused() } : {}) }
+      }
       // Round trip 1: everything that needs nothing else (one JSON-RPC batch).
       const block = client.getBlock({ blockTag: 'latest' })
       const native = client.getBalance({ address: wallet })
