@@ -48,6 +48,17 @@ describe('agent check rules', () => {
     ).toBe('review')
   })
 
+  it('reviews a part read only in part, saying so', () => {
+    expect(
+      decideVerdict({
+        sanctionsHit: false,
+        unavailableParts: [],
+        partialParts: ['identity'],
+        rulesFired: [],
+      }),
+    ).toEqual({ verdict: 'review', verdict_reasons: ['part_partial: identity was only partly read'] })
+  })
+
   it('names the inputs it could not evaluate', () => {
     expect(
       assessWalletRisk({

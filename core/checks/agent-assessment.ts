@@ -97,6 +97,8 @@ export type Verdict = 'proceed' | 'review' | 'block'
 export function decideVerdict(input: {
   sanctionsHit: boolean | null
   unavailableParts: string[]
+  /** Parts read only in part (e.g. identity without the agent-wallet scan). */
+  partialParts?: string[]
   rulesFired: RuleFired[]
 }): { verdict: Verdict; verdict_reasons: string[] } {
   const reasons: string[] = []
@@ -105,6 +107,7 @@ export function decideVerdict(input: {
     return { verdict: 'block', verdict_reasons: reasons }
   }
   for (const part of input.unavailableParts) reasons.push(`part_unavailable: ${part} could not be read`)
+  for (const part of input.partialParts ?? []) reasons.push(`part_partial: ${part} was only partly read`)
   for (const rule of input.rulesFired)
     if (rule.severity !== 'low') reasons.push(`${rule.rule}: ${rule.detail}`)
   if (reasons.length > 0) return { verdict: 'review', verdict_reasons: reasons }

@@ -402,9 +402,15 @@ export async function runAgentCheck(
   const controls = asked
     ? asked.owner?.toLowerCase() === lowerWallet || asked.agent_wallet?.toLowerCase() === lowerWallet
     : null
+  const scanError = i.status === 'ok' ? i.data.agent_wallet_scan_error : null
   const identity: z.infer<typeof IdentityPart> = {
-    status: i.status === 'ok' ? 'ok' : 'unavailable',
-    reason: i.status === 'ok' ? null : reasonOf(i),
+    status: i.status !== 'ok' ? 'unavailable' : scanError ? 'partial' : 'ok',
+    reason:
+      i.status !== 'ok'
+        ? reasonOf(i)
+        : scanError
+          ? `the RPC refused the agent-wallet event scan (${scanError}): wallet_agent_ids lists the agents the wallet owns only`
+          : null,
     registry: registries.identity,
     wallet_agent_ids: i.status === 'ok' ? i.data.wallet_agent_ids : null,
     wallet_agent_ids_capped: i.status === 'ok' ? i.data.wallet_agent_ids_capped : false,
@@ -431,7 +437,11 @@ export async function runAgentCheck(
         ? b.data.usdc_raw === 0n && b.data.native_wei === 0n && b.data.transaction_count === 0
         : null,
     isContract: b.status === 'ok' ? b.data.is_contract : null,
-    walletAgentIds: i.status === 'ok' ? i.data.wallet_agent_ids : null,
+    // An empty list from an incomplete scan proves nothing: the rule is not evaluated then.
+    walletAgentIds:
+      i.status === 'ok' && !(scanError && i.data.wallet_agent_ids.length === 0)
+        ? i.data.wallet_agent_ids
+        : null,
     askedAgent:
       agentId === undefined
         ? undefined
@@ -457,7 +467,8 @@ export async function runAgentCheck(
   const required = ['sanctions', 'balance', 'identity', 'reputation'] as const
   const { verdict, verdict_reasons } = decideVerdict({
     sanctionsHit: sanctions.hit,
-    unavailableParts: required.filter((name) => parts[name].status !== 'ok'),
+    unavailableParts: required.filter((name) => parts[name].status === 'unavailable'),
+    partialParts: required.filter((name) => parts[name].status === 'partial'),
     rulesFired: risk.rules_fired,
   })
   return {

@@ -1,3 +1,6 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { toEventSelector } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT_WORLD_FUNDS, type AgentWorld, startAgentWorld } from '../testing/chain/agent-fixtures.ts'
 import { type AgentChainReader, createAgentChainReader } from './agent-chain.ts'
@@ -136,4 +139,76 @@ describe('agent chain reader (viem over a local chain with the ERC-8004 referenc
     expect(down.breaker.state()).toBe('open')
     expect(down.roundTrips()).toBe(trips)
   })
+
+  it('reports the owned agents when the RPC refuses the agent-wallet log scan (provider log limits)', async () => {
+    // A JSON-RPC proxy in front of ganache that answers the MetadataSet scan the way Infura answers
+    // an eth_getLogs over its result limit (-32005), and forwards everything else.
+    const metadataSet = toEventSelector('MetadataSet(uint256,string,string,bytes)')
+    const proxy = createServer(async (request, response) => {
+      const chunks: Buffer[] = []
+      for await (const chunk of request) chunks.push(chunk as Buffer)
+      const parsed = JSON.parse(Buffer.concat(chunks).toString()) as JsonRpc | JsonRpc[]
+      const calls = Array.isArray(parsed) ? parsed : [parsed]
+      const refused = (call: JsonRpc) =>
+        call.method === 'eth_getLogs' &&
+        (call.params?.[0] as { topics?: string[] } | undefined)?.topics?.[0] === metadataSet
+      const forwarded = calls.filter((call) => !refused(call))
+      const answers = forwarded.length
+        ? ((await (
+            await fetch(world.setup.chain.rpcUrl, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(forwarded),
+            })
+          ).json()) as { id: unknown }[])
+        : []
+      const out = calls.map((call) =>
+        refused(call)
+          ? {
+              jsonrpc: '2.0',
+              id: call.id,
+              error: { code: -32005, message: 'query returned more than 10000 results' },
+            }
+          : answers.find((answer) => answer.id === call.id),
+      )
+      response.setHeader('content-type', 'application/json')
+      response.end(JSON.stringify(Array.isArray(parsed) ? out : out[0]))
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    try {
+      const limited = createAgentChainReader({
+        rpcUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        chainId: 84532,
+        usdc: world.setup.usdc.address,
+        identityRegistry: world.registries.identity,
+        reputationRegistry: world.registries.reputation,
+      })
+      const owner = await limited.readWallet({ wallet: world.clean.owner })
+      expect(owner.identity).toMatchObject({
+        status: 'ok',
+        data: {
+          wallet_agent_ids: [world.clean.agentId.toString()],
+          agent_wallet_scan_error: expect.stringContaining('10000 results'),
+        },
+      })
+      // The agent wallet is found only by the refused scan: not listed, and said so.
+      const agentWallet = await limited.readWallet({
+        wallet: world.clean.wallet,
+        agentId: world.clean.agentId,
+      })
+      expect(agentWallet.identity).toMatchObject({
+        status: 'ok',
+        data: { wallet_agent_ids: [], agent: { agent_wallet: world.clean.wallet } },
+      })
+    } finally {
+      proxy.close()
+    }
+  })
 })
+
+interface JsonRpc {
+  jsonrpc: string
+  id: unknown
+  method: string
+  params?: unknown[]
+}

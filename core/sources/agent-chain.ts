@@ -100,6 +100,11 @@ export interface WalletIdentity {
   wallet_agent_ids: string[]
   /** True when more ids were found than MAX_WALLET_AGENT_IDS. */
   wallet_agent_ids_capped: boolean
+  /**
+   * Why the scan for agents whose agent wallet is this wallet failed (null: it ran); the ids
+   * then cover the agents the wallet owns only.
+   */
+  agent_wallet_scan_error: string | null
   /** The asked agent, when an agent id was given. */
   agent: AgentRecord | null
 }
@@ -242,12 +247,24 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
       })
 
       const identity = part(async () => {
-        const [received, sets, agent] = await Promise.all([transfers, walletSets, asked])
+        const [received, agent] = await Promise.all([transfers, asked])
+        // Providers cap eth_getLogs (range or result count): a refused agent-wallet scan leaves
+        // the owned agents, reported as incomplete rather than failing the whole part.
+        const scan = await walletSets.then(
+          (logs) => ({ logs, error: null }),
+          (error: unknown) => ({
+            logs: [],
+            error:
+              error instanceof BaseError
+                ? [error.shortMessage, error.details].filter(Boolean).join(': ')
+                : String(error),
+          }),
+        )
         const candidates = new Set<bigint>()
         for (const log of [...received].reverse())
           if (log.args.tokenId !== undefined) candidates.add(log.args.tokenId)
         const lower = wallet.toLowerCase()
-        for (const log of [...sets].reverse()) {
+        for (const log of [...scan.logs].reverse()) {
           if (log.args.agentId !== undefined && (log.args.metadataValue ?? '').toLowerCase() === lower)
             candidates.add(log.args.agentId)
         }
@@ -259,7 +276,12 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
           .filter((r) => r.owner?.toLowerCase() === lower || r.agent_wallet?.toLowerCase() === lower)
           .map((r) => r.agent_id)
           .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
-        return { wallet_agent_ids: controlled, wallet_agent_ids_capped: capped, agent }
+        return {
+          wallet_agent_ids: controlled,
+          wallet_agent_ids_capped: capped,
+          agent_wallet_scan_error: scan.error,
+          agent,
+        }
       })
 
       const snapshot: AgentChainSnapshot = { balances: await balances, identity: await identity }
