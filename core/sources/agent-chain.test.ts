@@ -82,7 +82,13 @@ describe('agent chain reader (viem over a local chain with the ERC-8004 referenc
   })
 
   it('finds the agents an owner holds, and none for an unregistered wallet', async () => {
-    const owner = await reader.readWallet({ wallet: world.clean.owner })
+    const before = reader.roundTrips()
+    const owner = await reader.readWallet({ wallet: world.clean.owner, reputation: true })
+    expect(reader.roundTrips() - before).toBe(3)
+    expect(owner.reputation).toMatchObject({
+      status: 'ok',
+      data: { agents: [{ agent_id: world.clean.agentId.toString(), feedback_count: 4 }] },
+    })
     expect(owner.identity).toMatchObject({
       status: 'ok',
       data: { wallet_agent_ids: [world.clean.agentId.toString()] },

@@ -216,7 +216,18 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
         args: [wallet],
       })
       const asked = agentId === undefined ? Promise.resolve(null) : readAgent(agentId)
-      const askedClients = agentId !== undefined && reputation ? readClients(agentId) : undefined
+      // Client lists are read alongside identity (speculatively), so reputation costs one round trip more.
+      const clientLists = new Map<string, Promise<readonly Address[]>>()
+      const clientsOf = (id: bigint) => {
+        let list = clientLists.get(id.toString())
+        if (!list) {
+          list = readClients(id)
+          list.catch(() => {})
+          clientLists.set(id.toString(), list)
+        }
+        return list
+      }
+      if (agentId !== undefined && reputation) clientsOf(agentId)
       const transfers = client.getLogs({
         address: options.identityRegistry,
         event: IDENTITY_REGISTRY_ABI[3],
@@ -231,7 +242,7 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
         fromBlock,
         toBlock: 'latest',
       })
-      for (const pending of [block, native, code, sent, usdc, asked, askedClients, transfers, walletSets])
+      for (const pending of [block, native, code, sent, usdc, asked, transfers, walletSets])
         pending?.catch(() => {})
 
       const balances = part(async () => {
@@ -271,7 +282,9 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
         const ids = [...candidates]
         const capped = ids.length > MAX_WALLET_AGENT_IDS
         // Round trip 2: the current state of each candidate.
-        const records = await Promise.all(ids.slice(0, MAX_WALLET_AGENT_IDS).map((id) => readAgent(id)))
+        const checked = ids.slice(0, MAX_WALLET_AGENT_IDS)
+        if (reputation) for (const id of checked.slice(0, MAX_REPUTATION_AGENTS)) clientsOf(id)
+        const records = await Promise.all(checked.map((id) => readAgent(id)))
         const controlled = records
           .filter((r) => r.owner?.toLowerCase() === lower || r.agent_wallet?.toLowerCase() === lower)
           .map((r) => r.agent_id)
@@ -302,9 +315,7 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
               (snapshot.identity.status === 'ok' && snapshot.identity.data.agent?.registered),
           )
           const agents = await Promise.all(
-            registered.map((id) =>
-              readReputation(BigInt(id), id === agentId?.toString() ? askedClients : undefined),
-            ),
+            registered.map((id) => readReputation(BigInt(id), clientsOf(BigInt(id)))),
           )
           return { agents }
         })
