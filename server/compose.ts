@@ -15,6 +15,7 @@ import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
+import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
@@ -75,12 +76,15 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   await sanctions.service.start()
   const payments = buildPayments(config, database, randomUUID(), clock, log)
   await payments.start()
+  const agentChain = await buildAgentChain(config, clock, log)
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db),
     checks: createCheckStore(database.db),
     keys,
+    ...(agentChain.reader ? { agentChain: agentChain.reader } : {}),
+    agentRegistries: agentChain.registries,
     financial: {
       keys,
       ledger: payments.x402?.ledger,

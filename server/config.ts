@@ -20,6 +20,11 @@ function isCorsOrigin(entry: string): boolean {
  * Every environment variable the service reads, parsed once (CONVENTIONS 2). The README's
  * configuration table lists the same names and defaults.
  */
+const EVM_ADDRESS = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address')
+  .optional()
+
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -98,6 +103,14 @@ export const ConfigSchema = z.object({
   SANCTIONS_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   SANCTIONS_KEEP_VERSIONS: z.coerce.number().int().min(1).max(1000).default(10),
   SANCTIONS_STARTUP_REFRESH_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  // Agent wallet checks (server/agent-chain.ts): which chain is read (its RPC is BASE_RPC_URL or
+  // BASE_SEPOLIA_RPC_URL), the USDC and ERC-8004 registry addresses (defaults: the official ones
+  // of that chain) and the first block of the registry event scan.
+  AGENT_CHAIN: z.enum(['base', 'base-sepolia']).default('base'),
+  AGENT_USDC_ADDRESS: optionalString.pipe(EVM_ADDRESS),
+  ERC8004_IDENTITY_REGISTRY: optionalString.pipe(EVM_ADDRESS),
+  ERC8004_REPUTATION_REGISTRY: optionalString.pipe(EVM_ADDRESS),
+  ERC8004_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
 })
 
 export type Config = z.infer<typeof ConfigSchema>

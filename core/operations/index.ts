@@ -1,3 +1,4 @@
+import { agentCheck } from './agent-check.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
@@ -8,6 +9,7 @@ import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
+import { walletBalance } from './wallet-balance.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
@@ -23,6 +25,8 @@ export const operations: readonly AnyOperation[] = [
   keysUsage,
   keysRevoke,
   financialHealth,
+  agentCheck,
+  walletBalance,
 ] as AnyOperation[]
 
 export {

@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
+import type { AgentChainReader } from '../sources/agent-chain.ts'
 
 /**
  * Everything an operation may use, injected (CONVENTIONS 2). Each port is optional: an operation
@@ -26,6 +27,10 @@ export interface ServiceDeps {
   keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
+  /** Base chain reads for agent checks and wallet balances; absent: those parts are unavailable. */
+  agentChain?: Pick<AgentChainReader, 'chainId' | 'readWallet'>
+  /** The ERC-8004 registry addresses the chain reader uses (reported in agent checks). */
+  agentRegistries?: { identity: string; reputation: string }
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
