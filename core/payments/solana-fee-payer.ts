@@ -20,7 +20,7 @@ export interface SolanaFeePayer {
 export function readSolanaSecretKey(value: string): Uint8Array {
   const text = value.trim()
   let bytes: Uint8Array
-  if (/^[1-9A-HJ-NP-Za-km-z]{64,100}$/.test(text)) {
+  if (/^[1-9A-HJ-NP-Za-km-z]{32,100}$/.test(text)) {
     bytes = new Uint8Array(getBase58Encoder().encode(text))
   } else {
     let json: unknown
