@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
 import { createKeyPairFromBytes, getBase58Decoder, getBase58Encoder, signBytes } from '@solana/kit'
 
 /**
@@ -15,7 +17,7 @@ export interface SolanaFeePayer {
 /**
  * Reads a Solana secret key as wallets and `solana-keygen` hand it out: the base58 encoding of the
  * 64-byte secret key (seed then public key), or the path of a JSON file holding those 64 bytes as
- * an array of numbers. Throws a message naming the problem (never the key) on anything else.
+ * an array of numbers (`~/` is the home directory). Throws a message naming the problem (never the key) on anything else.
  */
 export function readSolanaSecretKey(value: string): Uint8Array {
   const text = value.trim()
@@ -25,7 +27,9 @@ export function readSolanaSecretKey(value: string): Uint8Array {
   } else {
     let json: unknown
     try {
-      json = JSON.parse(readFileSync(text, 'utf8'))
+      // `~/.config/solana/id.json`, as solana-keygen prints it, is the user's home.
+      const path = text.startsWith('~/') ? join(homedir(), text.slice(2)) : text
+      json = JSON.parse(readFileSync(path, 'utf8'))
     } catch (error) {
       const code = (error as { code?: string }).code
       throw new Error(
