@@ -26,6 +26,7 @@ import { officialSvmClient } from '../core/testing/solana/official-svm-payer.ts'
 import {
   buildSvmPaymentTransaction,
   svmPaymentHeader,
+  systemTransferInstruction,
   tamperAmount,
 } from '../core/testing/solana/svm-payment.ts'
 import type { Service } from '../server/compose.ts'
@@ -242,12 +243,11 @@ describe('x402 on Solana: the service verifies and settles the exact SVM scheme 
     })
 
     it('extra instruction: instruction_layout', async () => {
-      const { getTransferSolInstruction } = await import('@solana-program/system')
-      const drain = getTransferSolInstruction({
-        source: chain.payers[3]!.signer,
-        destination: (await generateTestSolanaKey()).address,
-        amount: 1n,
-      })
+      const drain = systemTransferInstruction(
+        chain.payers[3]!.signer,
+        (await generateTestSolanaKey()).address,
+        1n,
+      )
       await expectRefused(await signed({ extraInstructions: [drain] }), 'instruction_layout')
     })
 

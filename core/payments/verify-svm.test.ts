@@ -1,5 +1,4 @@
 import { createNoopSigner } from '@solana/kit'
-import { getTransferSolInstruction } from '@solana-program/system'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentRequired } from '@x402/core/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,7 +11,12 @@ import {
   startSolanaTestChain,
 } from '../testing/solana/litesvm-chain.ts'
 import { officialSvmClient } from '../testing/solana/official-svm-payer.ts'
-import { buildSvmPaymentTransaction, svmPaymentHeader, tamperAmount } from '../testing/solana/svm-payment.ts'
+import {
+  buildSvmPaymentTransaction,
+  svmPaymentHeader,
+  systemTransferInstruction,
+  tamperAmount,
+} from '../testing/solana/svm-payment.ts'
 import { buildPaymentChallenge } from './challenge.ts'
 import { createPaymentConfig, type PaymentConfig, SOLANA_DEVNET } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
@@ -168,11 +172,7 @@ describe('x402 exact SVM payments verified and settled by the service (litesvm, 
 
   it('an extra instruction (a SOL transfer) is refused with instruction_layout', async () => {
     const payer = chain.payers[3]!
-    const drain = getTransferSolInstruction({
-      source: payer.signer,
-      destination: (await generateTestSolanaKey()).address,
-      amount: 1n,
-    })
+    const drain = systemTransferInstruction(payer.signer, (await generateTestSolanaKey()).address, 1n)
     await expectRefused((await hostileHeader({ extraInstructions: [drain] })).header, 'instruction_layout')
   })
 
@@ -213,11 +213,7 @@ describe('x402 exact SVM payments verified and settled by the service (litesvm, 
   it('a signer beyond the payer and the fee payer is refused with extra_signers', async () => {
     const payer = chain.payers[3]!
     const cosigner = await generateTestSolanaKey()
-    const touch = getTransferSolInstruction({
-      source: cosigner.signer,
-      destination: payer.address,
-      amount: 0n,
-    })
+    const touch = systemTransferInstruction(cosigner.signer, payer.address, 0n)
     await expectRefused((await hostileHeader({ extraInstructions: [touch] })).header, 'extra_signers')
   })
 

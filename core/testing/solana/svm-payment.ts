@@ -1,4 +1,5 @@
 import {
+  AccountRole,
   type Address,
   appendTransactionMessageInstructions,
   type Blockhash,
@@ -131,4 +132,28 @@ export function tamperAmount(transaction: string, from: bigint, to: bigint, deci
   if (at < 0) throw new Error('TransferChecked data not found')
   new DataView(bytes.buffer, bytes.byteOffset).setBigUint64(at + 1, to, true)
   return getBase64Decoder().decode(bytes)
+}
+
+/**
+ * A System program `Transfer` of lamports (instruction 2: u32 LE discriminator, u64 LE amount;
+ * accounts: source as writable signer, destination writable), built by hand so the tests need no
+ * System program client.
+ */
+export function systemTransferInstruction(
+  source: KeyPairSigner,
+  destination: Address,
+  lamports: bigint,
+): Instruction {
+  const data = new Uint8Array(12)
+  const view = new DataView(data.buffer)
+  view.setUint32(0, 2, true)
+  view.setBigUint64(4, lamports, true)
+  return {
+    programAddress: '11111111111111111111111111111111' as Address,
+    accounts: [
+      { address: source.address, role: AccountRole.WRITABLE_SIGNER, signer: source } as never,
+      { address: destination, role: AccountRole.WRITABLE },
+    ],
+    data,
+  }
 }
