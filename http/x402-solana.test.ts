@@ -174,6 +174,19 @@ describe('x402 on Solana: the service verifies and settles the exact SVM scheme 
     expect((await chain.balanceOf(chain.payTo.address)) - svmBefore).toBe(PRICE)
   })
 
+  it('a payer without the funds is refused before the call runs (simulation): insufficient_funds, nothing run or charged', async () => {
+    const poor = await generateTestSolanaKey()
+    await chain.fundTokens(poor.address, PRICE - 1n)
+    const before = { payTo: await chain.balanceOf(chain.payTo.address), rows: await settlementRows() }
+    const payload = await officialSvmClient(chain, poor, rpc.url).createPaymentPayload(await challenge())
+    const response = await post({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) })
+    expect(response.status).toBe(402)
+    expect(await response.json()).toMatchObject({ errorCode: 'insufficient_funds' })
+    expect(await chain.balanceOf(chain.payTo.address)).toBe(before.payTo)
+    expect(await chain.balanceOf(poor.address)).toBe(PRICE - 1n)
+    expect(await settlementRows()).toBe(before.rows)
+  })
+
   describe('hostile Solana payments are refused with their errorCode; nothing runs, nothing is charged', () => {
     async function signed(changes: Partial<Parameters<typeof buildSvmPaymentTransaction>[0]> = {}) {
       return buildSvmPaymentTransaction({

@@ -2,7 +2,7 @@ import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
 import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
-import { createOnChainFundsCheck } from '../core/payments/funds-check.ts'
+import { createOnChainFundsCheck, type FundsCheck } from '../core/payments/funds-check.ts'
 import {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -27,6 +27,7 @@ import {
   solanaAddressOfSecretKey,
 } from '../core/payments/solana-fee-payer.ts'
 import { createSolanaJsonRpc } from '../core/payments/solana-rpc.ts'
+import { createSvmFundsCheck } from '../core/payments/svm-funds-check.ts'
 import { createSvmSettler, type SvmSettler } from '../core/payments/svm-settler.ts'
 import { createTreasuryReader } from '../core/payments/treasury.ts'
 import { createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
@@ -208,6 +209,17 @@ function buildOwnSolana(config: Config, solanaEnabled: boolean, log: Log): OwnSo
   }
 }
 
+/** The EVM check (networks with an RPC URL) and, with the service's own fee payer, the Solana one. */
+function combinedFundsCheck(
+  rpcUrls: Record<string, string>,
+  ownSolana: OwnSolana | undefined,
+): FundsCheck | undefined {
+  const evm = createOnChainFundsCheck(rpcUrls)
+  if (!ownSolana) return evm
+  const solana = createSvmFundsCheck({ rpc: ownSolana.rpc, handles: (p) => ownSolana.settler.handles(p) })
+  return async (payment) => (payment.kind === 'solana' ? solana(payment) : evm?.(payment))
+}
+
 interface X402Setup {
   payments: X402Payments
   solanaSettlementConfigured: boolean
@@ -304,7 +316,7 @@ function buildX402(
     verifier,
     ledger,
     settlement,
-    fundsCheck: config.X402_FUNDS_CHECK === 'on' ? createOnChainFundsCheck(rpcUrls) : undefined,
+    fundsCheck: config.X402_FUNDS_CHECK === 'on' ? combinedFundsCheck(rpcUrls, ownSolana) : undefined,
   }
 
   const treasuryBalance = createTreasuryReader(paymentConfig, rpcUrls)

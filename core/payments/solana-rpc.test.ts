@@ -81,6 +81,27 @@ describe('Solana JSON-RPC adapter against a JSON-RPC server in the real format (
     })
   })
 
+  it('simulateTransaction of a partially signed transaction: null for a payer with the funds, custom:1 without', async () => {
+    const build = (payer: (typeof chain.payers)[number]) =>
+      buildSvmPaymentTransaction({
+        payer: payer.signer,
+        feePayer: chain.feePayer.address,
+        mint: chain.mint,
+        recipient: chain.payTo.address,
+        amount: PRICE,
+        blockhash: chain.svm.latestBlockhash(),
+      })
+    expect(await rpc.simulateTransaction(await build(chain.payers[0]!))).toEqual({ err: null })
+    const poor = await generateTestSolanaKey()
+    await chain.fundTokens(poor.address, 1n)
+    expect(await rpc.simulateTransaction(await build(poor))).toEqual({ err: 'custom:1' })
+    expect(JSON.parse(fake.requests.at(-1)!.body).params[1]).toMatchObject({
+      encoding: 'base64',
+      sigVerify: false,
+      replaceRecentBlockhash: false,
+    })
+  })
+
   it('a signature the cluster never saw is not_found', async () => {
     const signature =
       '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW'

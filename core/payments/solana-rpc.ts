@@ -39,6 +39,12 @@ export interface SolanaRpc {
   sendTransaction(wireTransactionBase64: string): Promise<string>
   /** `getSignatureStatuses` with `searchTransactionHistory`. */
   signatureStatus(signature: string): Promise<SolanaSignatureStatus>
+  /**
+   * `simulateTransaction` of a base64 wire transaction as it stands (signatures not verified, the
+   * blockhash not replaced, as the x402 facilitator simulates): the transaction error name it
+   * would fail with, or null.
+   */
+  simulateTransaction(wireTransactionBase64: string): Promise<{ err: string | null }>
 }
 
 export interface SolanaJsonRpcOptions {
@@ -70,7 +76,8 @@ export function transactionErrorName(err: unknown): string {
 
 /**
  * Solana JSON-RPC 2.0 over HTTP POST (https://solana.com/docs/rpc). Methods used:
- * `isBlockhashValid`, `sendTransaction` (base64 encoding, preflight on), `getSignatureStatuses`.
+ * `isBlockhashValid`, `sendTransaction` (base64 encoding, preflight on), `getSignatureStatuses`,
+ * `simulateTransaction`.
  */
 export function createSolanaJsonRpc(options: SolanaJsonRpcOptions): SolanaRpc {
   const doFetch = options.fetch ?? fetch
@@ -127,6 +134,17 @@ export function createSolanaJsonRpc(options: SolanaJsonRpcOptions): SolanaRpc {
       ])
       if (typeof result !== 'string') throw new SolanaRpcError('unavailable', 'sendTransaction: bad answer')
       return result
+    },
+    async simulateTransaction(wire) {
+      const result = (await call('simulateTransaction', [
+        wire,
+        { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment },
+      ])) as { value?: { err?: unknown } }
+      if (!result?.value || typeof result.value !== 'object') {
+        throw new SolanaRpcError('unavailable', 'simulateTransaction: bad answer')
+      }
+      const err = result.value.err
+      return { err: err === null || err === undefined ? null : transactionErrorName(err) }
     },
     async signatureStatus(signature) {
       const result = (await call('getSignatureStatuses', [

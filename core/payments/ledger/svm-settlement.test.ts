@@ -41,6 +41,7 @@ describe.each(DATABASE_KINDS)('Solana settlements in the ledger on %s', (kind) =
     // The litesvm port, which the test can take down.
     const rpc: SolanaRpc = {
       isBlockhashValid: (blockhash) => chain.rpc.isBlockhashValid(blockhash),
+      simulateTransaction: (wire) => chain.rpc.simulateTransaction(wire),
       sendTransaction: async (wire) => {
         if (rpcDown) throw new SolanaRpcError('unavailable', 'down')
         return chain.rpc.sendTransaction(wire)

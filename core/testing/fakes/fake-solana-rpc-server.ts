@@ -65,6 +65,22 @@ export async function startFakeSolanaRpcServer(
         },
       }
     },
+    simulateTransaction: (params) => {
+      const err = simulateUnsignedJson(svm, String(params[0]))
+      return {
+        context: context(),
+        value: {
+          accounts: null,
+          err,
+          innerInstructions: null,
+          loadedAccountsDataSize: 0,
+          logs: [],
+          replacementBlockhash: null,
+          returnData: null,
+          unitsConsumed: 0,
+        },
+      }
+    },
     getSignatureStatuses: (params) => {
       const signatures = Array.isArray(params[0]) ? (params[0] as string[]) : []
       return {
@@ -181,5 +197,17 @@ function preflightFailure(id: unknown, err: unknown, detail: string, logs: strin
       },
       id,
     },
+  }
+}
+
+/** `simulateTransaction` with `sigVerify: false`: the JSON-RPC `err` value, or null. */
+function simulateUnsignedJson(svm: LiteSVM, wire: string): unknown {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire))
+  svm.withSigverify(false)
+  try {
+    const result = svm.simulateTransaction(transaction as never)
+    return result instanceof FailedTransactionMetadata ? rpcErr(result) : null
+  } finally {
+    svm.withSigverify(true)
   }
 }

@@ -76,6 +76,31 @@ export function rpcErrorOf(failed: FailedTransactionMetadata): unknown {
   return String(err)
 }
 
+/** The transaction error name of a failed litesvm transaction, as `SolanaRpc` reports it. */
+export function errorNameOf(failed: FailedTransactionMetadata): string {
+  const err = rpcErrorOf(failed)
+  if (typeof err === 'string') return err
+  const inner = (err as { InstructionError: [number, unknown] }).InstructionError[1]
+  return inner && typeof inner === 'object' && 'Custom' in inner
+    ? `custom:${(inner as { Custom: number }).Custom}`
+    : String(inner)
+}
+
+/**
+ * Simulates a base64 transaction without verifying signatures (a missing fee payer signature is
+ * fine), as `simulateTransaction` with `sigVerify: false` does: the error name, or null.
+ */
+export function simulateUnsigned(svm: LiteSVM, wire: string): string | null {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire))
+  svm.withSigverify(false)
+  try {
+    const result = svm.simulateTransaction(transaction as never)
+    return result instanceof FailedTransactionMetadata ? errorNameOf(result) : null
+  } finally {
+    svm.withSigverify(true)
+  }
+}
+
 /**
  * A Solana cluster in-process (litesvm, real SPL Token program) with a USDC-like mint (6
  * decimals), the merchant's payTo and its token account, the service's fee payer (with SOL) and
@@ -190,19 +215,16 @@ export async function startSolanaTestChain(
         )
       }
       if (result instanceof FailedTransactionMetadata) {
-        const err = rpcErrorOf(result)
-        const name =
-          typeof err === 'string'
-            ? err
-            : (() => {
-                const inner = (err as { InstructionError: [number, unknown] }).InstructionError[1]
-                return inner && typeof inner === 'object' && 'Custom' in inner
-                  ? `custom:${(inner as { Custom: number }).Custom}`
-                  : String(inner)
-              })()
-        throw new SolanaRpcError('rejected', `Transaction simulation failed: ${result.toString()}`, name)
+        throw new SolanaRpcError(
+          'rejected',
+          `Transaction simulation failed: ${result.toString()}`,
+          errorNameOf(result),
+        )
       }
       return getBase58Decoder().decode(result.signature())
+    },
+    async simulateTransaction(wire) {
+      return { err: simulateUnsigned(svm, wire) }
     },
     async signatureStatus(signature): Promise<SolanaSignatureStatus> {
       const found = svm.getTransaction(signature as Signature)
