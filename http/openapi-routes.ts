@@ -91,7 +91,12 @@ const discoverySchema = {
     qualities: { type: 'array', items: { type: 'string', enum: ['cached', 'fresh', 'enhanced'] } },
     defaultQuality: { type: 'string' },
     maxTimeoutSeconds: { type: 'integer' },
-    networks: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    networks: {
+      type: 'array',
+      description:
+        'One entry per accepted network: CAIP-2 network, asset, payTo; EVM networks add eip712, Solana networks extra.feePayer (the key x402 SVM clients name as fee payer: the service itself when SOLANA_FEE_PAYER_KEY is set).',
+      items: { type: 'object', additionalProperties: true },
+    },
     operations: { type: 'array', items: { type: 'object', additionalProperties: true } },
     keyUpgrades: { type: 'array', items: { type: 'object', additionalProperties: true } },
     paymentHeaders: { type: 'array', items: { type: 'string' } },

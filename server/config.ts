@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { readSolanaSecretKey } from '../core/payments/solana-fee-payer.ts'
 
 const optionalString = z
   .string()
@@ -75,6 +76,22 @@ export const ConfigSchema = z.object({
   // Fee payer that x402 SVM clients need in extra.feePayer (the facilitator's); else read from the
   // facilitator's GET /supported at start-up.
   X402_SOLANA_FEE_PAYER: optionalString,
+  // The service's own Solana fee payer (issue 15): base58 of the 64-byte secret key, or the path of
+  // a solana-keygen JSON key file. With SOLANA_RPC_URL, Solana payments are verified and settled
+  // here and the challenge's extra.feePayer is this key. The value is never echoed in errors.
+  SOLANA_FEE_PAYER_KEY: optionalString.pipe(
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        try {
+          readSolanaSecretKey(value)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message })
+        }
+      })
+      .optional(),
+  ),
+  SOLANA_RPC_URL: optionalString.pipe(z.url().optional()),
   X402_NETWORKS: z.string().default('eip155:8453'),
   X402_NETWORK_OVERRIDES: optionalString,
   X402_FACILITATOR_URL: optionalString.pipe(z.url().optional()),
