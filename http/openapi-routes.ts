@@ -9,6 +9,7 @@ import { toJsonSchema } from '../core/operations/json-schema.ts'
 import { KeysUsageResult } from '../core/operations/keys-usage.ts'
 import { KEY_UPGRADE_OPERATION_ID, KEY_UPGRADE_PRICES, UPGRADE_TIERS } from '../core/payments/pricing.ts'
 import { errorResponses, paidSuccessHeaders, requestIdHeader, schemaRef } from './openapi-components.ts'
+import { discoveryRoutePaths } from './openapi-discovery-routes.ts'
 
 /**
  * The OpenAPI operations of the routes outside the operation registry: public routes
@@ -133,6 +134,7 @@ const upgradePrices = UPGRADE_TIERS.map((tier) => `${tier} ${formatUsd(KEY_UPGRA
 
 /** Path -> method -> OpenAPI operation, for every route the registry does not generate. */
 export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
+  ...discoveryRoutePaths,
   '/health': {
     get: {
       operationId: 'health',

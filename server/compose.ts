@@ -13,10 +13,13 @@ import {
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
+import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
+import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
+import { buildDiscovery } from './discovery.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildSanctions } from './sanctions.ts'
 
@@ -106,6 +109,16 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       error: error instanceof Error ? error.stack : String(error),
     })
   const resourceBase = publicBaseUrlOf(config)
+  const discovery = buildDiscovery({
+    config,
+    version: VERSION,
+    baseUrl: resourceBase,
+    startedAt,
+    clock,
+    payment: payments.x402?.config,
+    sanctions: sanctions.service,
+    storedCategories: [],
+  })
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
     runtime,
@@ -122,7 +135,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         .filter(Boolean),
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
-    routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
+    routes: [
+      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
+      discoveryRoutes({ ...discovery, operations }),
+      docsRoutes(),
+    ],
   })
   return {
     config,

@@ -95,6 +95,22 @@ export const ConfigSchema = z.object({
   SANCTIONS_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   SANCTIONS_KEEP_VERSIONS: z.coerce.number().int().min(1).max(1000).default(10),
   SANCTIONS_STARTUP_REFRESH_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  // Public discovery (issue 14): the commit self-verify reports (else read with git at start-up),
+  // security.txt (RFC 9116) and the legal texts (Markdown files; placeholders when unset).
+  SERVICE_COMMIT: optionalString,
+  SECURITY_CONTACT: optionalString.pipe(
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((entry) => /^(mailto:|https:\/\/|tel:)\S+$/.test(entry.trim())),
+        'use comma-separated mailto:, https:// or tel: URIs',
+      )
+      .optional(),
+  ),
+  SECURITY_POLICY_URL: optionalString.pipe(z.url().optional()),
+  SECURITY_TXT_EXPIRES: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  LEGAL_TERMS_FILE: optionalString,
+  LEGAL_PRIVACY_FILE: optionalString,
 })
 
 export type Config = z.infer<typeof ConfigSchema>
