@@ -21,6 +21,7 @@ import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
+import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildSanctions } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
@@ -78,10 +79,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   await sanctions.service.start()
   const payments = buildPayments(config, database, randomUUID(), clock, log)
   await payments.start()
+  const breakers = createCompanySourceBreakers(clock)
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
-    companySources: await buildCompanySources(config, clock, log, database.db),
+    companySources: await buildCompanySources(config, clock, log, database.db, breakers),
     checks: createCheckStore(database.db),
     keys,
     financial: {
@@ -91,6 +93,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       solanaSettlementConfigured: payments.solanaSettlementConfigured,
       treasuryBalance: payments.treasuryBalance,
     },
+    providers: buildProviderDirectory({
+      config,
+      breakers,
+      sanctions: sanctions.service,
+      facilitatorBreaker: payments.facilitatorBreaker,
+    }),
   }
   const runtime = {
     keys,

@@ -6,6 +6,7 @@ import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
+import type { ProviderDirectory } from '../providers/provider-directory.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 
 /**
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
+  /** The upstream providers with their live status (GET /v1/providers). */
+  providers?: ProviderDirectory
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
