@@ -22,6 +22,7 @@ import type { Config } from './config.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
+import { buildRetention } from './retention.ts'
 import { buildSanctions } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
@@ -79,6 +80,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   await sanctions.service.start()
   const payments = buildPayments(config, database, randomUUID(), clock, log)
   await payments.start()
+  const retention = buildRetention(config, database, clock, log)
   const breakers = createCompanySourceBreakers(clock)
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
@@ -99,6 +101,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       sanctions: sanctions.service,
       facilitatorBreaker: payments.facilitatorBreaker,
     }),
+    dataInventory: retention.inventory,
   }
   const runtime = {
     keys,
@@ -125,7 +128,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     clock,
     payment: payments.x402?.config,
     sanctions: sanctions.service,
-    storedCategories: [],
+    storedCategories: retention.notes,
   })
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
@@ -149,6 +152,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       docsRoutes(),
     ],
   })
+  // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
+  retention.job.start()
   return {
     config,
     database,
@@ -157,6 +162,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     app,
     startedAt,
     close: async () => {
+      await retention.job.stop()
       await sanctions.service.stop()
       payments.stop()
       await database.close()

@@ -111,6 +111,11 @@ export const ConfigSchema = z.object({
   SECURITY_TXT_EXPIRES: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
   LEGAL_TERMS_FILE: optionalString,
   LEGAL_PRIVACY_FILE: optionalString,
+  // Retention job (core/retention): per-category overrides `usage_logs=90,stored_checks=180`
+  // (checked against the category register at start-up), time between passes, rows per DELETE.
+  RETENTION_DAYS: optionalString,
+  RETENTION_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(100_000).default(1000),
 })
 
 export type Config = z.infer<typeof ConfigSchema>

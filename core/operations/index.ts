@@ -1,3 +1,4 @@
+import { dataInventory } from './data-inventory.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
@@ -25,6 +26,7 @@ export const operations: readonly AnyOperation[] = [
   keysRevoke,
   financialHealth,
   providersList,
+  dataInventory,
 ] as AnyOperation[]
 
 export {

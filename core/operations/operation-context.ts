@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
 import type { ProviderDirectory } from '../providers/provider-directory.ts'
+import type { DataInventoryItem } from '../retention/data-inventory.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 
 /**
@@ -29,6 +30,8 @@ export interface ServiceDeps {
   financial?: FinancialHealthDeps
   /** The upstream providers with their live status (GET /v1/providers). */
   providers?: ProviderDirectory
+  /** The stored data categories with live figures (GET /v1/data/inventory). */
+  dataInventory?: { read(caller: KeyCaller): Promise<DataInventoryItem[]> }
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
