@@ -42,6 +42,22 @@ const healthSchema = {
       properties: { kind: { type: 'string' }, reachable: { type: 'boolean' } },
       required: ['kind', 'reachable'],
     },
+    sanctions_lists: {
+      type: 'array',
+      description:
+        'Each sanctions list: loaded, stale, loading or unavailable, with the reason when it is not loaded and current (status is then degraded, still 200)',
+      items: {
+        type: 'object',
+        properties: {
+          list_key: { type: 'string' },
+          status: { type: 'string', enum: ['loaded', 'stale', 'loading', 'unavailable'] },
+          reason: { type: 'string' },
+          as_of: { type: 'string' },
+          entries: { type: 'integer' },
+        },
+        required: ['list_key', 'status'],
+      },
+    },
     uptime_s: { type: 'integer', minimum: 0 },
   },
   required: ['status', 'version', 'database', 'uptime_s'],
@@ -142,7 +158,10 @@ export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
       summary: 'Liveness and database reachability',
       security: PUBLIC,
       responses: {
-        200: success('The service and its database answer', healthSchema),
+        200: success(
+          'The service and its database answer; status degraded names each sanctions list that is not loaded and why',
+          healthSchema,
+        ),
         503: success('The database does not answer (status degraded)', healthSchema),
         ...errorResponses([500]),
       },

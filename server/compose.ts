@@ -23,7 +23,7 @@ import { buildDiscovery } from './discovery.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildRetention } from './retention.ts'
-import { buildSanctions } from './sanctions.ts'
+import { buildSanctions, listHealth } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -134,7 +134,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const app = createApp({
     runtime,
     operations,
-    health: { version: VERSION, startedAt, database },
+    health: { version: VERSION, startedAt, database, lists: () => listHealth(sanctions.service) },
     maxBodyBytes: config.MAX_BODY_BYTES,
     onError,
     mcp: createMcpHttpHandler(mcp),

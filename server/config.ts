@@ -86,8 +86,10 @@ export const ConfigSchema = z.object({
   // holds the amount and has not used the authorization: on (default) or off.
   X402_FUNDS_CHECK: z.enum(['on', 'off']).default('on'),
   // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
-  // or `off`. Unset: the official URL when NODE_ENV=production, otherwise off.
+  // or `off`. Unset: SANCTIONS_DEFAULT_SOURCE, which is `official` (plain `npm start` reads the
+  // official lists); tests and benchmarks set it to `off` explicitly (core/testing/test-config.ts).
   NODE_ENV: optionalString,
+  SANCTIONS_DEFAULT_SOURCE: z.enum(['official', 'off']).default('official'),
   SANCTIONS_OFAC_SOURCE: optionalString,
   SANCTIONS_EU_SOURCE: optionalString,
   SANCTIONS_UN_SOURCE: optionalString,
