@@ -9,6 +9,7 @@ import { type Service, VERSION } from '../server/compose.ts'
 
 const PUBLIC_ROUTES = [
   '/.well-known/agent.json',
+  '/.well-known/agent-card.json',
   '/.well-known/mcp.json',
   '/.well-known/security.txt',
   '/v1/self-verify',

@@ -151,6 +151,12 @@ export const discoveryRoutePaths: Record<string, Record<string, unknown>> = {
     'Generated from the operation registry. The service speaks REST and MCP; it does not accept A2A task messages.',
     jsonSuccess('The agent card', agentCardSchema),
   ),
+  '/.well-known/agent-card.json': get(
+    'agent_card_a2a',
+    'The same A2A agent card at the path A2A 0.3 names',
+    'Identical to /.well-known/agent.json.',
+    jsonSuccess('The agent card', agentCardSchema),
+  ),
   '/.well-known/mcp.json': get(
     'mcp_manifest',
     'How to connect an MCP client',

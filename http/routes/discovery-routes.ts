@@ -43,15 +43,19 @@ export function discoveryRoutes(options: DiscoveryRoutesOptions) {
     'Content-Type': MARKDOWN,
     'X-Placeholder': String(document.placeholder),
   })
-  return new Hono<AppEnv>()
-    .get('/.well-known/agent.json', (c) => c.json(agentCard))
-    .get('/.well-known/mcp.json', (c) => c.json(mcpManifest))
-    .get('/.well-known/security.txt', (c) =>
-      c.body(buildSecurityTxt(securityTxt, clock.now()), 200, { 'Content-Type': TEXT }),
-    )
-    .get('/v1/self-verify', (c) => c.json(buildSelfVerify(facts, clock.now())))
-    .get('/v1/legal/terms', (c) => c.body(legal.terms.markdown, 200, legalHeaders(legal.terms)))
-    .get('/v1/legal/privacy', (c) => c.body(legal.privacy.markdown, 200, legalHeaders(legal.privacy)))
-    .get('/llms.txt', (c) => c.body(llms, 200, { 'Content-Type': TEXT }))
-    .get('/llms-full.txt', (c) => c.body(llmsFull, 200, { 'Content-Type': TEXT }))
+  return (
+    new Hono<AppEnv>()
+      .get('/.well-known/agent.json', (c) => c.json(agentCard))
+      // The path A2A 0.3 names for the card; agent.json is the spec's (and earlier A2A versions').
+      .get('/.well-known/agent-card.json', (c) => c.json(agentCard))
+      .get('/.well-known/mcp.json', (c) => c.json(mcpManifest))
+      .get('/.well-known/security.txt', (c) =>
+        c.body(buildSecurityTxt(securityTxt, clock.now()), 200, { 'Content-Type': TEXT }),
+      )
+      .get('/v1/self-verify', (c) => c.json(buildSelfVerify(facts, clock.now())))
+      .get('/v1/legal/terms', (c) => c.body(legal.terms.markdown, 200, legalHeaders(legal.terms)))
+      .get('/v1/legal/privacy', (c) => c.body(legal.privacy.markdown, 200, legalHeaders(legal.privacy)))
+      .get('/llms.txt', (c) => c.body(llms, 200, { 'Content-Type': TEXT }))
+      .get('/llms-full.txt', (c) => c.body(llmsFull, 200, { 'Content-Type': TEXT }))
+  )
 }
