@@ -22,7 +22,7 @@ describe('operation catalog (the source of every discovery document)', () => {
     })
     expect(priceText(screen?.price?.x402 ?? {})).toBe('0.005 USD')
     const entity = catalog.find((entry) => entry.id === 'entity_check')
-    expect(priceText(entity?.price?.x402 ?? {})).toBe('0.11 (cached) / 0.2 (fresh) / 0.29 (enhanced) USD')
+    expect(priceText(entity?.price?.x402 ?? {})).toBe('0.11 (cached) / 0.20 (fresh) / 0.29 (enhanced) USD')
     expect(catalog.find((entry) => entry.id === 'keys_usage')?.price).toBeNull()
   })
 
@@ -30,10 +30,10 @@ describe('operation catalog (the source of every discovery document)', () => {
     const catalog = operationCatalog(operations)
     const byId = (id: string) => catalog.find((entry) => entry.id === id)!
     expect(exampleCurl(byId('sanctions_screen'), 'https://api.example')).toBe(
-      `curl -X POST 'https://api.example/v1/sanctions/screen' -H 'X-API-Key: $SVC_API_KEY' -H 'Content-Type: application/json' -d '{"name":"Acme Trading B.V.","country":"NL"}'`,
+      `curl -X POST 'https://api.example/v1/sanctions/screen' -H "X-API-Key: $SVC_API_KEY" -H 'Content-Type: application/json' -d '{"name":"Acme Trading B.V.","country":"NL"}'`,
     )
     expect(exampleCurl(byId('reputation_history'), 'https://api.example')).toBe(
-      `curl 'https://api.example/v1/reputation/history/${'a'.repeat(64)}' -H 'X-API-Key: $SVC_API_KEY'`,
+      `curl 'https://api.example/v1/reputation/history/${'a'.repeat(64)}' -H "X-API-Key: $SVC_API_KEY"`,
     )
   })
 })

@@ -121,9 +121,9 @@ export function operationCatalog(operations: readonly AnyOperation[]): CatalogEn
   }))
 }
 
-/** Trims a price string's trailing zeros for reading ("0.110000" -> "0.11"). */
+/** A price string for reading: at least two decimals, no trailing zeros past them ("0.200000" -> "0.20", "0.005000" -> "0.005"). */
 export function shortUsd(value: string): string {
-  return value.replace(/(\.\d*?[1-9])0+$/, '$1').replace(/\.0+$/, '')
+  return value.replace(/^(\d+\.\d\d\d*?)0+$/, '$1')
 }
 
 /** "0.11 (cached) / 0.20 (fresh) / 0.29 (enhanced)" or "0.005" for one fixed price. */
@@ -144,7 +144,8 @@ export function exampleCurl(entry: CatalogEntry, baseUrl: string): string {
     path = path.replace(`{${name}}`, encodeURIComponent(String(input[name])))
     delete input[name]
   }
-  const headers = ["-H 'X-API-Key: $SVC_API_KEY'"]
+  // Double quotes, so the shell expands the key variable.
+  const headers = ['-H "X-API-Key: $SVC_API_KEY"']
   if (entry.method === 'POST') {
     const body = JSON.stringify(input).replace(/'/g, "'\\''")
     return `curl -X POST '${baseUrl}${path}' ${headers.join(' ')} -H 'Content-Type: application/json' -d '${body}'`
