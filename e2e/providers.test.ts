@@ -66,6 +66,10 @@ describe('GET /v1/providers on a running service', () => {
     }
     const byKey = Object.fromEntries(list.map((provider) => [provider.key, provider]))
     expect(byKey.kvk?.status).toBe('not_configured')
+    expect(byKey.kbo).toMatchObject({
+      status: 'unavailable',
+      status_reason: expect.stringContaining('dataset_not_loaded'),
+    })
     expect(byKey.un).toMatchObject({
       status: 'active',
       endpoint_url: expect.stringMatching(/^file:[^/]+\.xml$/),

@@ -11,6 +11,7 @@ import {
   type ServiceDeps,
 } from '../core/operations/index.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
+import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
@@ -97,6 +98,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     },
     providers: buildProviderDirectory({
       config,
+      kboImported: async () => (await createKboDatabaseStore(database.db).getImportState()) !== null,
       breakers,
       sanctions: sanctions.service,
       facilitatorBreaker: payments.facilitatorBreaker,

@@ -34,6 +34,8 @@ function listEndpoint(source: string): string {
 
 export interface ProviderInputs {
   config: Config
+  /** Whether the KBO open data are imported (the KBO source answers dataset_not_loaded until then). */
+  kboImported: () => Promise<boolean>
   breakers: Required<CompanySourceBreakers>
   sanctions: Pick<SanctionsService, 'status'>
   facilitatorBreaker?: CircuitBreaker
@@ -48,7 +50,12 @@ export function buildProviderDirectory(inputs: ProviderInputs): ProviderDirector
   const { config, breakers, sanctions } = inputs
   const sources = sanctionsSources(config)
   const runtime: Record<string, ProviderRuntime> = {
-    kbo: fromBreaker(breakers.kbo),
+    kbo: {
+      status: async () =>
+        (await inputs.kboImported())
+          ? statusOfCircuit(breakers.kbo.state())
+          : { status: 'unavailable', reason: 'dataset_not_loaded (set KBO_DATA_DIR to an extract)' },
+    },
     vies: fromBreaker(breakers.vies, publicEndpoint(config.VIES_API_URL)),
     rdap: fromBreaker(breakers.rdap, publicEndpoint(config.RDAP_BOOTSTRAP_URL)),
     dns: fromBreaker(breakers.dns, config.DNS_SERVERS ? `dns://${config.DNS_SERVERS}` : undefined),

@@ -53,6 +53,6 @@ export const providersList = defineOperation({
   run: async (_input, ctx) => {
     const directory = ctx.deps.providers
     if (!directory) throw new ServiceError('unavailable', 'the provider list is not available on this server')
-    return { providers: directory.list() }
+    return { providers: await directory.list() }
   },
 })

@@ -14,24 +14,24 @@ describe('provider directory', () => {
     expect(uuidV5('kvk')).toBe(uuidV5('kvk'))
   })
 
-  it('reports each provider from its circuit breaker: active, degraded (half-open), unavailable (open)', () => {
+  it('reports each provider from its circuit breaker: active, degraded (half-open), unavailable (open)', async () => {
     const clock = createManualClock()
     const breaker = createCircuitBreaker({ clock, failureThreshold: 2, coolDownMs: 30_000 })
     const directory = createProviderDirectory(PROVIDERS, {
       vies: { endpointUrl: 'https://vies.example', status: () => statusOfCircuit(breaker.state()) },
     })
-    const vies = () => directory.list().find((item) => item.key === 'vies')
-    expect(vies()).toMatchObject({
+    const vies = async () => (await directory.list()).find((item) => item.key === 'vies')
+    expect(await vies()).toMatchObject({
       status: 'active',
       endpoint_url: 'https://vies.example',
       trust_level: 'verified',
     })
     breaker.recordFailure()
     breaker.recordFailure()
-    expect(vies()).toMatchObject({ status: 'unavailable', status_reason: 'circuit_open' })
+    expect(await vies()).toMatchObject({ status: 'unavailable', status_reason: 'circuit_open' })
     clock.advance(30_000)
-    expect(vies()).toMatchObject({ status: 'degraded', status_reason: 'circuit_half_open' })
-    expect(directory.list().find((item) => item.key === 'kvk')?.status).toBe('not_configured')
+    expect(await vies()).toMatchObject({ status: 'degraded', status_reason: 'circuit_half_open' })
+    expect((await directory.list()).find((item) => item.key === 'kvk')?.status).toBe('not_configured')
   })
 
   it('publishes endpoints without credentials or query strings', () => {

@@ -15,7 +15,13 @@ export type ProviderStatus = 'active' | 'degraded' | 'unavailable' | 'not_config
 export interface ProviderRuntime {
   /** The endpoint in use (secrets removed); absent: the definition's default. */
   endpointUrl?: string
-  status(): { status: ProviderStatus; reason?: string }
+  /** May read stored state (e.g. whether the KBO open data are imported). */
+  status(): ProviderHealth | Promise<ProviderHealth>
+}
+
+export interface ProviderHealth {
+  status: ProviderStatus
+  reason?: string
 }
 
 export interface ProviderItem {
@@ -32,7 +38,7 @@ export interface ProviderItem {
 }
 
 export interface ProviderDirectory {
-  list(): ProviderItem[]
+  list(): Promise<ProviderItem[]>
 }
 
 /** Namespace of this service's provider UUIDs (UUID v5, RFC 9562 section 5.5). */
@@ -52,7 +58,7 @@ export function uuidV5(name: string, namespace: string = PROVIDER_NAMESPACE): st
 }
 
 /** A circuit breaker's state as a provider status (spec: Provider, status). */
-export function statusOfCircuit(state: CircuitState): { status: ProviderStatus; reason?: string } {
+export function statusOfCircuit(state: CircuitState): ProviderHealth {
   if (state === 'closed') return { status: 'active' }
   if (state === 'half_open') return { status: 'degraded', reason: 'circuit_half_open' }
   return { status: 'unavailable', reason: 'circuit_open' }
@@ -65,22 +71,29 @@ export function createProviderDirectory(
 ): ProviderDirectory {
   return {
     list: () =>
-      definitions.map((definition) => {
-        const running = runtime[definition.key]
-        const health = running?.status() ?? { status: 'not_configured' as const }
-        return {
-          provider_id: uuidV5(definition.key),
-          key: definition.key,
-          name: definition.name,
-          kind: definition.kind,
-          endpoint_url: running?.endpointUrl ?? definition.default_endpoint,
-          supported_checks: [...definition.supported_checks],
-          registered_at: definition.registered_at,
-          status: health.status,
-          ...(health.reason ? { status_reason: health.reason } : {}),
-          trust_level: definition.trust_level,
-        }
-      }),
+      Promise.all(
+        definitions.map(async (definition): Promise<ProviderItem> => {
+          const running = runtime[definition.key]
+          const health: ProviderHealth = running
+            ? await Promise.resolve(running.status()).catch((error: unknown) => ({
+                status: 'unavailable' as const,
+                reason: `status_unknown: ${error instanceof Error ? error.message : String(error)}`,
+              }))
+            : { status: 'not_configured' }
+          return {
+            provider_id: uuidV5(definition.key),
+            key: definition.key,
+            name: definition.name,
+            kind: definition.kind,
+            endpoint_url: running?.endpointUrl ?? definition.default_endpoint,
+            supported_checks: [...definition.supported_checks],
+            registered_at: definition.registered_at,
+            status: health.status,
+            ...(health.reason ? { status_reason: health.reason } : {}),
+            trust_level: definition.trust_level,
+          }
+        }),
+      ),
   }
 }
 
