@@ -9,6 +9,7 @@ import { toJsonSchema } from '../core/operations/json-schema.ts'
 import { KeysUsageResult } from '../core/operations/keys-usage.ts'
 import { KEY_UPGRADE_OPERATION_ID, KEY_UPGRADE_PRICES, UPGRADE_TIERS } from '../core/payments/pricing.ts'
 import { errorResponses, paidSuccessHeaders, requestIdHeader, schemaRef } from './openapi-components.ts'
+import { discoveryRoutePaths } from './openapi-discovery-routes.ts'
 
 /**
  * The OpenAPI operations of the routes outside the operation registry: public routes
@@ -40,6 +41,22 @@ const healthSchema = {
       type: 'object',
       properties: { kind: { type: 'string' }, reachable: { type: 'boolean' } },
       required: ['kind', 'reachable'],
+    },
+    sanctions_lists: {
+      type: 'array',
+      description:
+        'Each sanctions list: loaded, stale, loading or unavailable, with the reason when it is not loaded and current (status is then degraded, still 200)',
+      items: {
+        type: 'object',
+        properties: {
+          list_key: { type: 'string' },
+          status: { type: 'string', enum: ['loaded', 'stale', 'loading', 'unavailable'] },
+          reason: { type: 'string' },
+          as_of: { type: 'string' },
+          entries: { type: 'integer' },
+        },
+        required: ['list_key', 'status'],
+      },
     },
     uptime_s: { type: 'integer', minimum: 0 },
   },
@@ -138,6 +155,7 @@ const upgradePrices = UPGRADE_TIERS.map((tier) => `${tier} ${formatUsd(KEY_UPGRA
 
 /** Path -> method -> OpenAPI operation, for every route the registry does not generate. */
 export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
+  ...discoveryRoutePaths,
   '/health': {
     get: {
       operationId: 'health',
@@ -145,7 +163,10 @@ export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
       summary: 'Liveness and database reachability',
       security: PUBLIC,
       responses: {
-        200: success('The service and its database answer', healthSchema),
+        200: success(
+          'The service and its database answer; status degraded names each sanctions list that is not loaded and why',
+          healthSchema,
+        ),
         503: success('The database does not answer (status degraded)', healthSchema),
         ...errorResponses([500]),
       },

@@ -30,6 +30,16 @@ function priceExtension(operation: AnyOperation) {
   }
 }
 
+/** The success body: the output schema, or its `bodyField` property when REST answers with that field. */
+function successSchema(operation: AnyOperation): Record<string, unknown> {
+  const schema = toJsonSchema(operation.output, 'output')
+  const field = operation.http.bodyField
+  if (!field) return schema
+  const property = (schema.properties as Record<string, Record<string, unknown>> | undefined)?.[field]
+  if (!property) throw new Error(`operation ${operation.id}: bodyField ${field} is not an output property`)
+  return property
+}
+
 /**
  * One registry operation as an OpenAPI operation: path parameters and (GET, DELETE) query
  * parameters, or the JSON body (POST), all from the operation's one input schema. A priced
@@ -106,7 +116,7 @@ function openApiOperation(operation: AnyOperation) {
           : {
               description: SUCCESS_DESCRIPTION[status],
               headers,
-              content: { 'application/json': { schema: toJsonSchema(operation.output, 'output') } },
+              content: { 'application/json': { schema: successSchema(operation) } },
             },
       ...errorResponses(errors),
     },

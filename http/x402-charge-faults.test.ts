@@ -19,8 +19,8 @@ import {
 import { paidRegistry } from '../core/testing/paid-operations.ts'
 import { startPaidServerChild, waitFor } from '../core/testing/paid-server.ts'
 import { createScratchDatabase } from '../core/testing/postgres.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { createService } from '../server/compose.ts'
-import { ConfigSchema } from '../server/config.ts'
 
 /**
  * Issue 16, "done when": kill -9 under 1,000 concurrent x402 calls, restart, sweep. Half the calls
@@ -98,7 +98,7 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
     expect(slow.every((response) => response instanceof Error)).toBe(true)
 
     // A new process on the same database: its start-up sweep and worker resolve the orphans.
-    const restarted = await createService(ConfigSchema.parse(fullEnv), {
+    const restarted = await createService(testConfig(fullEnv), {
       operations: paidRegistry,
       log: () => {},
     })

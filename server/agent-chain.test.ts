@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../core/context.ts'
 import { type LocalChain, startLocalChain } from '../core/testing/chain/local-chain.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { buildAgentChain } from './agent-chain.ts'
-import { ConfigSchema, loadConfig } from './config.ts'
 
 describe('agent chain start-up', () => {
   let chain: LocalChain
@@ -17,14 +17,14 @@ describe('agent chain start-up', () => {
   })
 
   it('stops start-up naming the variable when the RPC serves another chain', async () => {
-    const config = ConfigSchema.parse({ AGENT_CHAIN: 'base', BASE_RPC_URL: chain.rpcUrl })
+    const config = testConfig({ AGENT_CHAIN: 'base', BASE_RPC_URL: chain.rpcUrl })
     await expect(buildAgentChain(config, systemClock, log)).rejects.toThrow(
       /BASE_RPC_URL: the RPC answers chain id 84532, expected 8453/,
     )
   })
 
   it('starts on the configured chain with the official registry addresses by default', async () => {
-    const config = ConfigSchema.parse({ AGENT_CHAIN: 'base-sepolia', BASE_SEPOLIA_RPC_URL: chain.rpcUrl })
+    const config = testConfig({ AGENT_CHAIN: 'base-sepolia', BASE_SEPOLIA_RPC_URL: chain.rpcUrl })
     const built = await buildAgentChain(config, systemClock, log)
     expect(built.reader?.chainId).toBe(84532)
     expect(built.registries).toEqual({
@@ -35,17 +35,17 @@ describe('agent chain start-up', () => {
 
   it('only warns when the RPC does not answer, and without an RPC builds no reader', async () => {
     const down = await buildAgentChain(
-      ConfigSchema.parse({ BASE_RPC_URL: 'http://127.0.0.1:9', SOURCE_TIMEOUT_MS: '1000' }),
+      testConfig({ BASE_RPC_URL: 'http://127.0.0.1:9', SOURCE_TIMEOUT_MS: '1000' }),
       systemClock,
       log,
     )
     expect(down.reader).toBeDefined()
     expect(warnings.some((w) => w.includes('did not answer the chain id check'))).toBe(true)
-    expect((await buildAgentChain(ConfigSchema.parse({}), systemClock, log)).reader).toBeUndefined()
+    expect((await buildAgentChain(testConfig({}), systemClock, log)).reader).toBeUndefined()
   })
 
   it('refuses a bad AGENT_CHAIN or registry address at start-up, naming it', () => {
-    expect(() => loadConfig({ AGENT_CHAIN: 'ethereum' })).toThrow(/AGENT_CHAIN/)
-    expect(() => loadConfig({ ERC8004_IDENTITY_REGISTRY: '0x1234' })).toThrow(/ERC8004_IDENTITY_REGISTRY/)
+    expect(() => testConfig({ AGENT_CHAIN: 'ethereum' })).toThrow(/AGENT_CHAIN/)
+    expect(() => testConfig({ ERC8004_IDENTITY_REGISTRY: '0x1234' })).toThrow(/ERC8004_IDENTITY_REGISTRY/)
   })
 })

@@ -11,15 +11,21 @@ import {
   type ServiceDeps,
 } from '../core/operations/index.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
+import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { createApp } from '../http/app.ts'
+import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
+import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
+import { buildDiscovery } from './discovery.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
-import { buildSanctions } from './sanctions.ts'
+import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
+import { buildRetention } from './retention.ts'
+import { buildSanctions, listHealth } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -77,10 +83,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const payments = buildPayments(config, database, randomUUID(), clock, log)
   await payments.start()
   const agentChain = await buildAgentChain(config, clock, log)
+  const retention = buildRetention(config, database, clock, log)
+  const breakers = createCompanySourceBreakers(clock)
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
-    companySources: await buildCompanySources(config, clock, log, database.db),
+    companySources: await buildCompanySources(config, clock, log, database.db, breakers),
     checks: createCheckStore(database.db),
     keys,
     ...(agentChain.reader ? { agentChain: agentChain.reader } : {}),
@@ -92,6 +100,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       solanaSettlementConfigured: payments.solanaSettlementConfigured,
       treasuryBalance: payments.treasuryBalance,
     },
+    providers: buildProviderDirectory({
+      config,
+      kboImported: async () => (await createKboDatabaseStore(database.db).getImportState()) !== null,
+      breakers,
+      sanctions: sanctions.service,
+      facilitatorBreaker: payments.facilitatorBreaker,
+    }),
+    dataInventory: retention.inventory,
   }
   const runtime = {
     keys,
@@ -110,11 +126,21 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       error: error instanceof Error ? error.stack : String(error),
     })
   const resourceBase = publicBaseUrlOf(config)
+  const discovery = buildDiscovery({
+    config,
+    version: VERSION,
+    baseUrl: resourceBase,
+    startedAt,
+    clock,
+    payment: payments.x402?.config,
+    sanctions: sanctions.service,
+    storedCategories: retention.notes,
+  })
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
     runtime,
     operations,
-    health: { version: VERSION, startedAt, database },
+    health: { version: VERSION, startedAt, database, lists: () => listHealth(sanctions.service) },
     maxBodyBytes: config.MAX_BODY_BYTES,
     onError,
     mcp: createMcpHttpHandler(mcp),
@@ -126,8 +152,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         .filter(Boolean),
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
-    routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
+    routes: [
+      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
+      discoveryRoutes({ ...discovery, operations }),
+      docsRoutes(),
+    ],
   })
+  // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
+  retention.job.start()
   return {
     config,
     database,
@@ -136,6 +168,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     app,
     startedAt,
     close: async () => {
+      await retention.job.stop()
       await sanctions.service.stop()
       payments.stop()
       await database.close()

@@ -111,8 +111,10 @@ export const ConfigSchema = z.object({
   // charged; default) or serve (answer now, settle later).
   X402_UNCONFIRMED_SETTLEMENT: z.enum(['refuse', 'serve']).default('refuse'),
   // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
-  // or `off`. Unset: the official URL when NODE_ENV=production, otherwise off.
+  // or `off`. Unset: SANCTIONS_DEFAULT_SOURCE, which is `official` (plain `npm start` reads the
+  // official lists); tests and benchmarks set it to `off` explicitly (core/testing/test-config.ts).
   NODE_ENV: optionalString,
+  SANCTIONS_DEFAULT_SOURCE: z.enum(['official', 'off']).default('official'),
   SANCTIONS_OFAC_SOURCE: optionalString,
   SANCTIONS_EU_SOURCE: optionalString,
   SANCTIONS_UN_SOURCE: optionalString,
@@ -128,6 +130,27 @@ export const ConfigSchema = z.object({
   ERC8004_IDENTITY_REGISTRY: optionalString.pipe(EVM_ADDRESS),
   ERC8004_REPUTATION_REGISTRY: optionalString.pipe(EVM_ADDRESS),
   ERC8004_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
+  // Public discovery (issue 14): the commit self-verify reports (else read with git at start-up),
+  // security.txt (RFC 9116) and the legal texts (Markdown files; placeholders when unset).
+  SERVICE_COMMIT: optionalString,
+  SECURITY_CONTACT: optionalString.pipe(
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((entry) => /^(mailto:|https:\/\/|tel:)\S+$/.test(entry.trim())),
+        'use comma-separated mailto:, https:// or tel: URIs',
+      )
+      .optional(),
+  ),
+  SECURITY_POLICY_URL: optionalString.pipe(z.url().optional()),
+  SECURITY_TXT_EXPIRES: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  LEGAL_TERMS_FILE: optionalString,
+  LEGAL_PRIVACY_FILE: optionalString,
+  // Retention job (core/retention): per-category overrides `usage_logs=90,stored_checks=180`
+  // (checked against the category register at start-up), time between passes, rows per DELETE.
+  RETENTION_DAYS: optionalString,
+  RETENTION_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(100_000).default(1000),
 })
 
 export type Config = z.infer<typeof ConfigSchema>

@@ -4,6 +4,7 @@ import { SOLANA_DEVNET } from '../core/payments/networks.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { startFakeHttpServer } from '../core/testing/fakes/fake-http-server.ts'
 import { generateTestSolanaKey } from '../core/testing/solana/litesvm-chain.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { ConfigSchema } from './config.ts'
 import { buildPayments } from './payments.ts'
 
@@ -18,7 +19,7 @@ describe('payments start-up configuration', () => {
   })
 
   const build = (env: Record<string, string>, log: (level: string, message: string) => void = () => {}) =>
-    buildPayments(ConfigSchema.parse(env), database, 'instance', systemClock, log)
+    buildPayments(testConfig(env), database, 'instance', systemClock, log)
 
   it('names BASE_SEPOLIA_RPC_URL when only Base Sepolia is enabled and nothing can settle', () => {
     expect(() =>

@@ -30,7 +30,7 @@ import { createSolanaJsonRpc } from '../core/payments/solana-rpc.ts'
 import { createSvmFundsCheck } from '../core/payments/svm-funds-check.ts'
 import { createSvmSettler, type SvmSettler } from '../core/payments/svm-settler.ts'
 import { createTreasuryReader } from '../core/payments/treasury.ts'
-import { createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
+import { type CircuitBreaker, createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'
 
@@ -42,6 +42,8 @@ export interface Payments {
   settlementConfigured: boolean
   solanaSettlementConfigured: boolean
   treasuryBalance?: () => Promise<bigint | undefined>
+  /** The facilitator client's circuit breaker (GET /v1/providers status), when a facilitator is set. */
+  facilitatorBreaker?: CircuitBreaker
   /** Liveness, the start-up sweep (reservations and settlements), then the worker. */
   start(): Promise<void>
   stop(): void
@@ -106,6 +108,7 @@ export function buildPayments(
     settlementConfigured: x402 !== undefined,
     solanaSettlementConfigured: x402?.solanaSettlementConfigured ?? false,
     treasuryBalance: x402?.treasuryBalance,
+    facilitatorBreaker: x402?.facilitatorBreaker,
     async start() {
       await database.holdLiveness(instanceId)
       await sweepReservations()
@@ -224,6 +227,7 @@ interface X402Setup {
   payments: X402Payments
   solanaSettlementConfigured: boolean
   treasuryBalance: Payments['treasuryBalance']
+  facilitatorBreaker?: CircuitBreaker
   start(): Promise<void>
   tick(): Promise<void>
 }
@@ -269,11 +273,9 @@ function buildX402(
   const missingRpc = paymentConfig.networks
     .filter((network) => network.kind === 'evm' && !rpcUrls[network.network] && RPC_VARIABLE[network.network])
     .map((network) => RPC_VARIABLE[network.network]!)
+  const facilitatorBreaker = createCircuitBreaker({ clock, failureThreshold: 3, coolDownMs: 30_000 })
   const facilitator = config.X402_FACILITATOR_URL
-    ? createFacilitatorClient({
-        url: config.X402_FACILITATOR_URL,
-        breaker: createCircuitBreaker({ clock, failureThreshold: 3, coolDownMs: 30_000 }),
-      })
+    ? createFacilitatorClient({ url: config.X402_FACILITATOR_URL, breaker: facilitatorBreaker })
     : undefined
   const onChain: OnChainSettler | undefined =
     config.SETTLEMENT_PRIVATE_KEY && Object.keys(rpcUrls).length > 0
@@ -328,6 +330,7 @@ function buildX402(
       (facilitator || ownSolana) && paymentConfig.networks.some((n) => n.kind === 'solana'),
     ),
     treasuryBalance,
+    facilitatorBreaker: facilitator ? facilitatorBreaker : undefined,
     async start() {
       await ownSolana?.ready()
       await fillSolanaFeePayers(paymentConfig, facilitator, log)

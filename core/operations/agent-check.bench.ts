@@ -6,15 +6,16 @@
  * Prints JSON: median and p95 wall time per check and the JSON-RPC round trips (HTTP requests to
  * the RPC) per check. Run: npx tsx core/operations/agent-check.bench.ts
  */
+
 import { performance } from 'node:perf_hooks'
 import { createService } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 import { usd } from '../money.ts'
 import type { AgentChainReader } from '../sources/agent-chain.ts'
 import { createDatabase } from '../store/database.ts'
 import { startAgentWorld } from '../testing/chain/agent-fixtures.ts'
 import { startCompanyFakes } from '../testing/company-fakes.ts'
 import { sanctionsDataPath } from '../testing/sanctions/shared-data.ts'
+import { testConfig } from '../testing/test-config.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 50)
 const WARMUP = 3
@@ -27,7 +28,7 @@ const keepAlive = setInterval(() => {}, 1000)
 const world = await startAgentWorld()
 const fakes = await startCompanyFakes({ delayMs: 0, timeoutMs: 5000 })
 const service = await createService(
-  ConfigSchema.parse({
+  testConfig({
     PORT: '0',
     ...world.env(),
     SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/2024-05-03/sdn.csv'),

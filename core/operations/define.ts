@@ -17,6 +17,12 @@ export interface OperationHttp {
   status?: 200 | 201 | 204
   /** POST without a request body (e.g. a test delivery); its input is the path parameters. */
   noBody?: boolean
+  /**
+   * REST answers with this field of the output instead of the whole object, for routes whose
+   * contract is a bare JSON array (`GET /v1/providers`). MCP tools keep the object, since a tool's
+   * structured content is always an object.
+   */
+  bodyField?: string
 }
 
 /**

@@ -1,10 +1,12 @@
 import { agentCheck } from './agent-check.ts'
+import { dataInventory } from './data-inventory.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
 import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
+import { providersList } from './providers-list.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
@@ -27,6 +29,8 @@ export const operations: readonly AnyOperation[] = [
   financialHealth,
   agentCheck,
   walletBalance,
+  providersList,
+  dataInventory,
 ] as AnyOperation[]
 
 export {

@@ -6,6 +6,8 @@ import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
+import type { ProviderDirectory } from '../providers/provider-directory.ts'
+import type { DataInventoryItem } from '../retention/data-inventory.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 import type { AgentChainReader } from '../sources/agent-chain.ts'
 
@@ -31,6 +33,10 @@ export interface ServiceDeps {
   agentChain?: Pick<AgentChainReader, 'chainId' | 'readWallet'>
   /** The ERC-8004 registry addresses the chain reader uses (reported in agent checks). */
   agentRegistries?: { identity: string; reputation: string }
+  /** The upstream providers with their live status (GET /v1/providers). */
+  providers?: ProviderDirectory
+  /** The stored data categories with live figures (GET /v1/data/inventory). */
+  dataInventory?: { read(caller: KeyCaller): Promise<DataInventoryItem[]> }
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */

@@ -24,10 +24,10 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import { createService, type Service } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { createDatabase, type Database } from '../store/database.ts'
 import { startTempPostgres } from '../testing/postgres.ts'
+import { testConfig } from '../testing/test-config.ts'
 import { bz2Decompress } from './list-source.ts'
 import { nameTokens } from './name-normaliser.ts'
 
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     createDatabase(databaseUrl ? { url: databaseUrl } : { dataDir: path.join(dir, 'pglite') })
   try {
     const ofacXml = await decompressOfac(dir)
-    const config = ConfigSchema.parse({
+    const config = testConfig({
       ADMIN_API_KEY: ADMIN_KEY,
       PORT: '0',
       SANCTIONS_OFAC_SOURCE: ofacXml,

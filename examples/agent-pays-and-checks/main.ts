@@ -6,6 +6,7 @@
  * the ERC-8004 reference registries, the service in-process on an in-memory database, the real
  * OFAC SDN list copy from ../shared. Exits non-zero if anything it shows does not hold.
  */
+
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
@@ -17,12 +18,12 @@ import { createDatabase } from '../../core/store/database.ts'
 import { startAgentWorld } from '../../core/testing/chain/agent-fixtures.ts'
 import { officialV2Client } from '../../core/testing/chain/official-payer.ts'
 import { sanctionsDataPath } from '../../core/testing/sanctions/shared-data.ts'
+import { testConfig } from '../../core/testing/test-config.ts'
 import { createService } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 
 const world = await startAgentWorld()
 const service = await createService(
-  ConfigSchema.parse({
+  testConfig({
     PORT: '0',
     ...world.env(),
     SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/2024-05-03/sdn.csv'),
