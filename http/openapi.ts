@@ -10,6 +10,16 @@ const SUCCESS_DESCRIPTION = { 200: 'Success', 201: 'Created', 204: 'Deleted (no 
 const QUALITY_ORDER = ['cached', 'fresh', 'enhanced'] as const
 
 /** The quality tiers an operation prices (x402 or account), in order; fixed prices have one. */
+
+/** The REST body's schema: the output, or the one field of it the route answers with (`http.bodyField`). */
+function restBodySchema(operation: AnyOperation): Record<string, unknown> {
+  const schema = toJsonSchema(operation.output, 'output') as {
+    properties?: Record<string, Record<string, unknown>>
+  }
+  const field = operation.http.bodyField
+  return field && schema.properties?.[field] ? schema.properties[field] : schema
+}
+
 function qualityTiers(operation: AnyOperation): string[] {
   const { price } = operation
   if (!price) return []
@@ -106,7 +116,7 @@ function openApiOperation(operation: AnyOperation) {
           : {
               description: SUCCESS_DESCRIPTION[status],
               headers,
-              content: { 'application/json': { schema: toJsonSchema(operation.output, 'output') } },
+              content: { 'application/json': { schema: restBodySchema(operation) } },
             },
       ...errorResponses(errors),
     },

@@ -10,13 +10,17 @@ import {
   operations as registry,
   type ServiceDeps,
 } from '../core/operations/index.ts'
+import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
+import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
 import { createApp } from '../http/app.ts'
+import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
+import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildSanctions } from './sanctions.ts'
 
@@ -32,6 +36,8 @@ export interface Service {
   mcp: McpToolset
   app: ReturnType<typeof createApp>
   startedAt: Date
+  /** Compliance alerts, watchlists, webhooks and the delivery worker. */
+  monitoring: Monitoring
   close(): Promise<void>
 }
 
@@ -44,6 +50,11 @@ export interface ServiceOverrides {
   checkOutputs?: boolean
   /** Another operation registry (tests of the payment path with their own operations). */
   operations?: readonly AnyOperation[]
+  /**
+   * Tests only: admit webhook receivers on 127.0.0.1 whose certificates a test CA issued. Code
+   * only (no environment variable sets it), and refused when NODE_ENV=production.
+   */
+  webhookTestReceivers?: LoopbackReceiverOverride
 }
 
 const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const
@@ -73,8 +84,15 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
-  const payments = buildPayments(config, database, randomUUID(), clock, log)
+  const instanceId = randomUUID()
+  const payments = buildPayments(config, database, instanceId, clock, log)
   await payments.start()
+  const embedded = database.kind === 'pglite' && !overrides.database
+  const monitoring = buildMonitoring(config, database, clock, log, webhookSecretBox(config, embedded), {
+    instanceId,
+    ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
+  })
+  monitoring.start()
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
@@ -88,6 +106,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       solanaSettlementConfigured: payments.solanaSettlementConfigured,
       treasuryBalance: payments.treasuryBalance,
     },
+    monitoring: monitoring.port,
   }
   const runtime = {
     keys,
@@ -122,7 +141,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         .filter(Boolean),
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
-    routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
+    routes: [
+      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
+      adminSanctionsRoutes(keys, {
+        sanctions: sanctions.service,
+        listStore: createSanctionsListStore(database.db, clock),
+        monitor: monitoring.monitor,
+      }),
+    ],
   })
   return {
     config,
@@ -131,7 +157,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     mcp,
     app,
     startedAt,
+    monitoring,
     close: async () => {
+      await monitoring.stop()
       await sanctions.service.stop()
       payments.stop()
       await database.close()

@@ -1,3 +1,4 @@
+import { complianceAlerts } from './compliance-alerts.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
@@ -8,6 +9,8 @@ import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
+import { watchlistAdd, watchlistDelete, watchlistGet, watchlistList } from './watchlist.ts'
+import { webhooksCreate, webhooksDelete, webhooksDeliveries, webhooksList, webhooksTest } from './webhooks.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
@@ -23,6 +26,16 @@ export const operations: readonly AnyOperation[] = [
   keysUsage,
   keysRevoke,
   financialHealth,
+  complianceAlerts,
+  watchlistAdd,
+  watchlistList,
+  watchlistGet,
+  watchlistDelete,
+  webhooksCreate,
+  webhooksList,
+  webhooksDelete,
+  webhooksTest,
+  webhooksDeliveries,
 ] as AnyOperation[]
 
 export {

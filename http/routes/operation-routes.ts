@@ -51,7 +51,9 @@ export function operationRoutes(runtime: OperationRuntime, operations: readonly 
       const result = await invokeOperation(runtime, operation, request)
       for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
       if (result.status === 204) return c.body(null, 204)
-      return c.json(result.output as object, result.status)
+      const { bodyField } = operation.http
+      const body = bodyField ? (result.output as Record<string, unknown>)[bodyField] : result.output
+      return c.json(body as object, result.status)
     })
   }
   return app
