@@ -19,6 +19,41 @@ export interface AttemptResult {
 
 export interface DeliverOptions extends UrlGuardOptions {
   timeoutMs?: number
+  /** Keeps connections open per pinned address (the worker's); without it each attempt connects anew. */
+  agents?: PinnedAgentPool
+}
+
+/**
+ * Connections kept per (checked address, hostname, port): every agent's lookup answers only its
+ * own address, so a kept connection is pinned as much as a new one, and the URL is still checked
+ * before every attempt (a host that now resolves elsewhere gets another agent, or is refused).
+ */
+export interface PinnedAgentPool {
+  get(key: string, create: () => Agent): Agent
+  close(): Promise<void>
+}
+
+export function createPinnedAgentPool(maxAgents = 256): PinnedAgentPool {
+  const agents = new Map<string, Agent>()
+  return {
+    get(key, create) {
+      const existing = agents.get(key)
+      if (existing) return existing
+      if (agents.size >= maxAgents) {
+        const [oldestKey, oldest] = agents.entries().next().value as [string, Agent]
+        agents.delete(oldestKey)
+        oldest.close().catch(() => {})
+      }
+      const agent = create()
+      agents.set(key, agent)
+      return agent
+    },
+    async close() {
+      const all = [...agents.values()]
+      agents.clear()
+      await Promise.all(all.map((agent) => agent.close().catch(() => {})))
+    },
+  }
 }
 
 export async function deliverOnce(
@@ -34,20 +69,29 @@ export async function deliverOnce(
     return { delivered: false, status_code: null, duration_ms: elapsed(), error: `refused: ${check.detail}` }
   const timeoutMs = options.timeoutMs ?? WEBHOOK_LIMITS.timeoutMs
   const { address, family } = check
-  const agent = new Agent({
-    connect: {
-      ...(options.testReceivers ? { ca: options.testReceivers.ca } : {}),
-      servername: check.hostname,
-      rejectUnauthorized: true,
-      timeout: timeoutMs,
-      lookup: ((_host: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-        if (lookupOptions?.all) callback(null, [{ address, family }])
-        else callback(null, address, family)
-      }) as never,
-    },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  })
+  const createAgent = () =>
+    new Agent({
+      connect: {
+        ...(options.testReceivers ? { ca: options.testReceivers.ca } : {}),
+        servername: check.hostname,
+        rejectUnauthorized: true,
+        timeout: timeoutMs,
+        lookup: ((
+          _host: string,
+          lookupOptions: { all?: boolean },
+          callback: (...args: unknown[]) => void,
+        ) => {
+          if (lookupOptions?.all) callback(null, [{ address, family }])
+          else callback(null, address, family)
+        }) as never,
+      },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
+  const pooled = options.agents
+  const agent = pooled
+    ? pooled.get(`${address}|${check.hostname}|${check.port}|${timeoutMs}`, createAgent)
+    : createAgent()
   try {
     const response = await request(check.url, {
       method: 'POST',
@@ -88,6 +132,6 @@ export async function deliverOnce(
         : (err.cause?.code ?? err.code ?? err.cause?.message ?? err.message ?? String(error))
     return { delivered: false, status_code: null, duration_ms: elapsed(), error: reason }
   } finally {
-    agent.close().catch(() => {})
+    if (!pooled) agent.close().catch(() => {})
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type AttemptResult, type DeliverOptions, deliverOnce } from './deliver.ts'
+import { type AttemptResult, createPinnedAgentPool, type DeliverOptions, deliverOnce } from './deliver.ts'
 import { WEBHOOK_LIMITS } from './events.ts'
 import { signBody } from './signing.ts'
 import type { ClaimedDelivery, WebhookStore } from './webhook-store.ts'
@@ -45,8 +45,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const pollMs = options.pollMs ?? 1000
   const lockMs = Math.max(options.lockMs ?? 60_000, WEBHOOK_LIMITS.timeoutMs + 1000)
   const log = options.log ?? (() => {})
+  const agents = createPinnedAgentPool()
   const send: Send =
-    options.send ?? ((url, body, headers) => deliverOnce(url, body, headers, options.deliver ?? {}))
+    options.send ?? ((url, body, headers) => deliverOnce(url, body, headers, { ...options.deliver, agents }))
   let running = false
   let loop: Promise<void> | undefined
   let wake: (() => void) | undefined
@@ -103,6 +104,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (timer) clearTimeout(timer)
       wake?.()
       await loop
+      await agents.close()
     },
     runOnce,
     poke() {
