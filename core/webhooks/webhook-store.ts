@@ -238,6 +238,14 @@ export function createWebhookStore({
       for (const row of claimed) {
         const hook = byId.get(row.webhookId)
         if (hook?.status !== 'active') continue
+        let secret: string
+        try {
+          secret = box.open(hook.secretKeyId, hook.secret)
+        } catch {
+          // Sealed with a key this process lacks (WEBHOOK_SECRET_KEYS differs between processes):
+          // left claimed, so a process that holds the key sends it once the claim runs out.
+          continue
+        }
         out.push({
           id: row.id,
           webhookId: row.webhookId,
@@ -246,7 +254,7 @@ export function createWebhookStore({
           body: row.body,
           attempts: row.attempts,
           url: hook.url,
-          secret: box.open(hook.secretKeyId, hook.secret),
+          secret,
         })
       }
       return out
