@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { Agent, request } from 'undici'
 import { WEBHOOK_LIMITS } from './events.ts'
 import { checkWebhookUrl, type UrlGuardOptions } from './url-guard.ts'
@@ -73,7 +74,8 @@ export async function deliverOnce(
     new Agent({
       connect: {
         ...(options.testReceivers ? { ca: options.testReceivers.ca } : {}),
-        servername: check.hostname,
+        // SNI carries names only; an IP-literal URL is verified against the certificate's IP SANs.
+        ...(isIP(check.hostname) === 0 ? { servername: check.hostname } : {}),
         rejectUnauthorized: true,
         timeout: timeoutMs,
         lookup: ((

@@ -41,6 +41,3 @@ export function verifySignature(
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`
 }
-
-/** The delivery header carrying the signature (neutral name, spec: Events rule 4). */
-export const SIGNATURE_HEADER_NAME = 'X-Service-Signature'
