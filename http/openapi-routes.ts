@@ -5,6 +5,7 @@ import {
   CreateKeyInput,
 } from '../core/keys/index.ts'
 import { formatUsd } from '../core/money.ts'
+import { AdminRefreshInput } from '../core/monitoring/operator-view.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import { KeysUsageResult } from '../core/operations/keys-usage.ts'
 import { KEY_UPGRADE_OPERATION_ID, KEY_UPGRADE_PRICES, UPGRADE_TIERS } from '../core/payments/pricing.ts'
@@ -340,6 +341,48 @@ export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
       responses: {
         200: success("The key's usage record with its expires_at", keyUsageSchema),
         ...errorResponses([400, 401, 403, 404, 413, 422, 429, 500, 503]),
+      },
+    },
+  },
+  '/v1/admin/sanctions/refresh': {
+    post: {
+      operationId: 'admin_sanctions_refresh',
+      tags: ['Operator'],
+      summary: 'Operator: refresh the sanctions lists now, then turn new diffs into alerts',
+      description:
+        'Needs the operator key (ADMIN_API_KEY). The body is optional (default: every configured list, forced). Answers each list outcome (updated, unchanged, failed with its error, not_configured) and the number of compliance alerts created.',
+      security: KEY,
+      requestBody: { required: false, content: json(toJsonSchema(AdminRefreshInput, 'input')) },
+      responses: {
+        200: success('The refresh report and alerts created', {
+          type: 'object',
+          properties: {
+            ran: { type: 'boolean' },
+            skipped: { type: 'string', enum: ['lease_held', 'no_sources', 'stopped'] },
+            lists: { type: 'array', items: { type: 'object' } },
+            alerts_created: { type: 'integer', minimum: 0 },
+          },
+          required: ['ran', 'lists', 'alerts_created'],
+        }),
+        ...errorResponses([400, 401, 403, 413, 422, 429, 500, 503]),
+      },
+    },
+  },
+  '/v1/admin/sanctions/lists': {
+    get: {
+      operationId: 'admin_sanctions_lists',
+      tags: ['Operator'],
+      summary: 'Operator: list versions, dates, counts, last check and error, diffs and their alerts',
+      description:
+        'Needs the operator key (ADMIN_API_KEY). Per list: the loaded version, every stored version, the last refresh attempt and error, and each diff with whether it was turned into alerts and how many.',
+      security: KEY,
+      responses: {
+        200: success('Per list status', {
+          type: 'object',
+          properties: { lists: { type: 'array', items: { type: 'object' } } },
+          required: ['lists'],
+        }),
+        ...errorResponses([401, 403, 429, 500, 503]),
       },
     },
   },

@@ -10,18 +10,22 @@ import {
   operations as registry,
   type ServiceDeps,
 } from '../core/operations/index.ts'
+import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
+import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
 import { createApp } from '../http/app.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
+import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 import { buildDiscovery } from './discovery.ts'
+import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildRetention } from './retention.ts'
@@ -39,6 +43,8 @@ export interface Service {
   mcp: McpToolset
   app: ReturnType<typeof createApp>
   startedAt: Date
+  /** Compliance alerts, watchlists, webhooks and the delivery worker. */
+  monitoring: Monitoring
   close(): Promise<void>
 }
 
@@ -51,6 +57,11 @@ export interface ServiceOverrides {
   checkOutputs?: boolean
   /** Another operation registry (tests of the payment path with their own operations). */
   operations?: readonly AnyOperation[]
+  /**
+   * Tests only: admit webhook receivers on 127.0.0.1 whose certificates a test CA issued. Code
+   * only (no environment variable sets it), and refused when NODE_ENV=production.
+   */
+  webhookTestReceivers?: LoopbackReceiverOverride
 }
 
 const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const
@@ -80,11 +91,18 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
-  const payments = buildPayments(config, database, randomUUID(), clock, log)
+  const instanceId = randomUUID()
+  const payments = buildPayments(config, database, instanceId, clock, log)
   await payments.start()
   const agentChain = await buildAgentChain(config, clock, log)
   const retention = buildRetention(config, database, clock, log)
   const breakers = createCompanySourceBreakers(clock)
+  const embedded = database.kind === 'pglite' && !overrides.database
+  const monitoring = buildMonitoring(config, database, clock, log, webhookSecretBox(config, embedded), {
+    instanceId,
+    ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
+  })
+  monitoring.start()
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
@@ -108,6 +126,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       facilitatorBreaker: payments.facilitatorBreaker,
     }),
     dataInventory: retention.inventory,
+    monitoring: monitoring.port,
   }
   const runtime = {
     keys,
@@ -156,6 +175,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
       discoveryRoutes({ ...discovery, operations }),
       docsRoutes(),
+      adminSanctionsRoutes(keys, {
+        sanctions: sanctions.service,
+        listStore: createSanctionsListStore(database.db, clock),
+        monitor: monitoring.monitor,
+      }),
     ],
   })
   // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
@@ -167,8 +191,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     mcp,
     app,
     startedAt,
+    monitoring,
     close: async () => {
       await retention.job.stop()
+      await monitoring.stop()
       await sanctions.service.stop()
       payments.stop()
       await database.close()

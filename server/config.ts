@@ -17,6 +17,12 @@ function isCorsOrigin(entry: string): boolean {
   }
 }
 
+/** A webhook secret key: 32 bytes as 64 hex characters or base64. */
+function isSecretKey(text: string): boolean {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return true
+  return /^[A-Za-z0-9+/]{43}=?$/.test(text) && Buffer.from(text, 'base64').length === 32
+}
+
 /**
  * Every environment variable the service reads, parsed once (CONVENTIONS 2). The README's
  * configuration table lists the same names and defaults.
@@ -151,6 +157,24 @@ export const ConfigSchema = z.object({
   RETENTION_DAYS: optionalString,
   RETENTION_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(100_000).default(1000),
+  // Sanctions monitoring (server/monitoring.ts): webhook secret keys (comma-separated 32-byte keys,
+  // hex or base64; the first encrypts new secrets, all decrypt: rotation), the delivery worker,
+  // the watchlist cap and how often new list diffs are turned into alerts.
+  WEBHOOK_SECRET_KEYS: optionalString.pipe(
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((key) => isSecretKey(key.trim())),
+        'use comma-separated 32-byte keys: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
+      )
+      .optional(),
+  ),
+  WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  WEBHOOK_CLAIM_LOCK_MS: z.coerce.number().int().min(11_000).max(3_600_000).default(60_000),
+  WATCHLIST_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  ALERTS_POLL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
 })
 
 export type Config = z.infer<typeof ConfigSchema>

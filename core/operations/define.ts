@@ -34,6 +34,11 @@ export interface OperationHttp {
 export interface OperationAccess {
   sandbox: 'mock' | 'refuse' | 'run'
   minTier?: Exclude<Tier, 'sandbox'>
+  /**
+   * The operation works on the calling key's own data (spec: watchlist routes): a call without a
+   * customer key (no key, an x402 payer, the operator key) gets 403 "Tenant context required".
+   */
+  tenant?: boolean
 }
 
 export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

@@ -1,5 +1,6 @@
 import { agentCheck } from './agent-check.ts'
 import { dataInventory } from './data-inventory.ts'
+import { complianceAlerts } from './compliance-alerts.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
@@ -12,6 +13,8 @@ import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
 import { walletBalance } from './wallet-balance.ts'
+import { watchlistAdd, watchlistDelete, watchlistGet, watchlistList } from './watchlist.ts'
+import { webhooksCreate, webhooksDelete, webhooksDeliveries, webhooksList, webhooksTest } from './webhooks.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
@@ -31,6 +34,16 @@ export const operations: readonly AnyOperation[] = [
   walletBalance,
   providersList,
   dataInventory,
+  complianceAlerts,
+  watchlistAdd,
+  watchlistList,
+  watchlistGet,
+  watchlistDelete,
+  webhooksCreate,
+  webhooksList,
+  webhooksDelete,
+  webhooksTest,
+  webhooksDeliveries,
 ] as AnyOperation[]
 
 export {

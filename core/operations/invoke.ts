@@ -130,6 +130,9 @@ export async function invokeOperation(
   let outcome: UsageOutcome = 'internal'
   try {
     caller = await runtime.keys.authenticate(request.apiKey)
+    if (operation.access.tenant && (caller.kind !== 'key' || caller.role === 'admin')) {
+      throw new ServiceError('forbidden', 'Tenant context required')
+    }
     if (operation.price === null && caller.kind !== 'key') {
       throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
     }

@@ -5,6 +5,7 @@ import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
+import type { MonitoringPort } from '../monitoring/monitoring-port.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
 import type { ProviderDirectory } from '../providers/provider-directory.ts'
 import type { DataInventoryItem } from '../retention/data-inventory.ts'
@@ -37,6 +38,8 @@ export interface ServiceDeps {
   providers?: ProviderDirectory
   /** The stored data categories with live figures (GET /v1/data/inventory). */
   dataInventory?: { read(caller: KeyCaller): Promise<DataInventoryItem[]> }
+  /** Compliance alerts, watchlists and webhooks (issue 10); absent: those operations answer 503. */
+  monitoring?: MonitoringPort
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */

@@ -12,5 +12,13 @@ export {
   kboStopped,
 } from './tables/kbo.ts'
 export { apiKeys, keyReservations, usageEvents } from './tables/keys.ts'
+export {
+  alertDiffRuns,
+  complianceAlerts,
+  watchlistEntries,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+} from './tables/monitoring.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
