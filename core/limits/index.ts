@@ -1,0 +1,17 @@
+export {
+  type CounterRow,
+  createCounterStore,
+  createRateLimiter,
+  type RateLimiter,
+  type RateLimiterOptions,
+  windowsOf,
+} from './rate-limiter.ts'
+export {
+  DEFAULT_RATE_LIMITS,
+  parseTierLimits,
+  RateLimitedError,
+  type RateLimitPolicy,
+  type RateLimitState,
+  type RateLimitWindow,
+  type TierLimits,
+} from './rate-limits.ts'
