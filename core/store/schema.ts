@@ -14,5 +14,5 @@ export {
 export { apiKeys, keyReservations, usageEvents } from './tables/keys.ts'
 export { rateLimitCounters } from './tables/limits.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
-export { usageRollups } from './tables/usage.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
+export { usageRollups } from './tables/usage.ts'
