@@ -4,6 +4,7 @@ import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
+import { createRateLimiter } from '../core/limits/index.ts'
 import {
   type AnyOperation,
   type OperationRuntime,
@@ -16,7 +17,7 @@ import { createApp } from '../http/app.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
-import type { Config } from './config.ts'
+import { type Config, rateLimitPolicyOf } from './config.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildSanctions } from './sanctions.ts'
 
@@ -89,9 +90,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       treasuryBalance: payments.treasuryBalance,
     },
   }
+  const rateLimits = rateLimitPolicyOf(config)
   const runtime = {
     keys,
     payments: payments.gate,
+    limits: rateLimits ? createRateLimiter({ db: database.db, clock, policy: rateLimits }) : undefined,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
@@ -112,6 +115,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     operations,
     health: { version: VERSION, startedAt, database },
     maxBodyBytes: config.MAX_BODY_BYTES,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
     onError,
     mcp: createMcpHttpHandler(mcp),
     mcpAllowedOrigins: [

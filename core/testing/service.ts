@@ -12,6 +12,12 @@ export async function createTestService(
   overrides: ServiceOverrides = {},
 ): Promise<Service> {
   const database = await openTestDatabase(kind)
-  const parsed = ConfigSchema.parse({ ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: '0', ...config })
+  // Rate limits are off unless a test asks for them: suites make many calls with one key.
+  const parsed = ConfigSchema.parse({
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    PORT: '0',
+    RATE_LIMITS: 'off',
+    ...config,
+  })
   return createService(parsed, { database, log: () => {}, checkOutputs: true, ...overrides })
 }
