@@ -13,8 +13,10 @@ import {
 } from '../core/operations/index.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
+import { backfillUsageRollups, createUsageReports } from '../core/usage/usage-reports.ts'
 import { createApp } from '../http/app.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
+import { statusOfOutcome } from '../http/status.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildCompanySources } from './company-sources.ts'
 import { type Config, rateLimitPolicyOf } from './config.ts'
@@ -76,12 +78,24 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   await sanctions.service.start()
   const payments = buildPayments(config, database, randomUUID(), clock, log)
   await payments.start()
+  const backfilled = await backfillUsageRollups(database.db)
+  if (backfilled > 0) log('info', 'usage rollup built from the usage log', { rows: backfilled })
+  const endpoints = new Map(
+    [...registry, ...operations].map((operation) => [
+      operation.id,
+      `${operation.http.method} ${operation.http.path}`,
+    ]),
+  )
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db),
     checks: createCheckStore(database.db),
     keys,
+    usage: createUsageReports(database.db, {
+      endpointOf: (operationId) => endpoints.get(operationId) ?? operationId,
+      statusOf: statusOfOutcome,
+    }),
     financial: {
       keys,
       ledger: payments.x402?.ledger,

@@ -8,6 +8,8 @@ import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
+import { usageEndpoints } from './usage-endpoints.ts'
+import { usageSummary } from './usage-summary.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
@@ -23,6 +25,8 @@ export const operations: readonly AnyOperation[] = [
   keysUsage,
   keysRevoke,
   financialHealth,
+  usageSummary,
+  usageEndpoints,
 ] as AnyOperation[]
 
 export {

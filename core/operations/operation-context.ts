@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
+import type { UsageReports } from '../usage/usage-reports.ts'
 
 /**
  * Everything an operation may use, injected (CONVENTIONS 2). Each port is optional: an operation
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
+  /** The calling key's usage (GET /v1/usage/summary, /v1/usage/endpoints). */
+  usage?: UsageReports
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
