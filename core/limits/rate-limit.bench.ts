@@ -1,0 +1,279 @@
+/**
+ * Rate-limiter overhead: `npx tsx core/limits/rate-limit.bench.ts [--db pglite|postgres]`
+ *
+ * Paid sanctions screens (POST /v1/sanctions/screen, a live enterprise key debited per call) on two
+ * services started in the same run, one with RATE_LIMITS=on (limits set high enough never to
+ * refuse, so every call pays the limiter's statement) and one with RATE_LIMITS=off. autocannon
+ * (keep-alive, in a second process) loads them in turns: off, on, off, on; the figures are the
+ * mean requests per second of each and the ratio on / off (issue 14 target >= 0.9). Also: the
+ * limiter alone, one admission after another (the round trip a call adds when it is alone), and
+ * statements per admitted call under load (concurrent calls share one statement).
+ * The lists are the UN (2026-02-27) and EU copies in ../shared/data/sanctions (OFAC off: a smaller
+ * index makes each screen cheaper, so the limiter's share is, if anything, overstated).
+ * Env: DURATION_S (default 8), CONNECTIONS (default 10), ROUNDS (default 2), SHARED_DIR.
+ */
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { serve } from '@hono/node-server'
+import { createService, type Service } from '../../server/compose.ts'
+import { ConfigSchema } from '../../server/config.ts'
+import { usd } from '../money.ts'
+import { createDatabase, type Database } from '../store/database.ts'
+import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { startTempPostgres } from '../testing/postgres.ts'
+import { EU_LEGACY_FILE, sanctionsDataPath, UN_FILES } from '../testing/sanctions/shared-data.ts'
+import { createRateLimiter } from './rate-limiter.ts'
+import { DEFAULT_RATE_LIMITS } from './rate-limits.ts'
+
+const DURATION_S = Number(process.env.DURATION_S ?? 8)
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
+const ROUNDS = Number(process.env.ROUNDS ?? 2)
+const round = (value: number, digits = 1) => Number(value.toFixed(digits))
+
+interface LoadSpec {
+  url: string
+  apiKey: string
+  bodies: string[]
+  duration: number
+  connections: number
+}
+
+interface LoadFigures {
+  requests_per_s: number
+  p50_ms: number
+  p99_ms: number
+  total: number
+  non_2xx: number
+}
+
+async function loadChild(spec: LoadSpec): Promise<void> {
+  const require = createRequire(import.meta.url)
+  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<{
+    requests: { average: number; total: number }
+    latency: { p50: number; p99: number }
+    non2xx: number
+  }>
+  let next = 0
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.duration,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': spec.apiKey },
+        setupRequest: (request: Record<string, unknown>) => ({
+          ...request,
+          body: spec.bodies[next++ % spec.bodies.length],
+        }),
+      },
+    ],
+  })
+  const figures: LoadFigures = {
+    requests_per_s: round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    total: result.requests.total,
+    non_2xx: result.non2xx,
+  }
+  console.log(JSON.stringify(figures))
+}
+
+function runLoad(spec: LoadSpec): Promise<LoadFigures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), '--load', JSON.stringify(spec)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+    })
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load child exited with ${code}`))
+      resolve(JSON.parse(output.trim().split('\n').pop() as string) as LoadFigures)
+    })
+  })
+}
+
+function listenOn(service: Service): Promise<{ url: string; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = serve(
+      { fetch: service.app.fetch, port: 0, hostname: '127.0.0.1' },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://127.0.0.1:${info.port}`,
+          close: () => new Promise<void>((done) => server.close(() => done())),
+        })
+      },
+    )
+  })
+}
+
+/** Half names on the UN list, half on no list. */
+const BODIES = Array.from({ length: 100 }, (_, i) =>
+  JSON.stringify(
+    i % 2 === 0
+      ? { name: ['KHAWA PANGA MANDRO', 'Al-Qaida', 'Jaish-i-Mohammed'][i % 3] }
+      : { name: `Unlisted Trading Company ${i}`, country: 'NL' },
+  ),
+)
+
+async function main(): Promise<void> {
+  const loadIndex = process.argv.indexOf('--load')
+  if (loadIndex >= 0) return loadChild(JSON.parse(process.argv[loadIndex + 1] as string) as LoadSpec)
+  const dbIndex = process.argv.indexOf('--db')
+  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
+  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
+  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres?.url) : undefined
+  const open = (): Promise<Database> => createDatabase(databaseUrl ? { url: databaseUrl } : {})
+  try {
+    const base = {
+      PORT: '0',
+      SANCTIONS_OFAC_SOURCE: 'off',
+      SANCTIONS_EU_SOURCE: sanctionsDataPath(EU_LEGACY_FILE),
+      SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
+      // High enough never to refuse: every call runs the limiter's statement and is admitted.
+      RATE_LIMIT_ENTERPRISE: '1000000000/0/0',
+    }
+    const variants = { off: { RATE_LIMITS: 'off' }, on: { RATE_LIMITS: 'on' } } as const
+    const running: Record<string, { service: Service; url: string; apiKey: string; close(): Promise<void> }> =
+      {}
+    for (const [name, extra] of Object.entries(variants)) {
+      const service = await createService(ConfigSchema.parse({ ...base, ...extra }), {
+        database: await open(),
+        log: () => {},
+      })
+      await service.runtime.deps.sanctionsLists?.idle()
+      const server = await listenOn(service)
+      const { apiKey } = await service.runtime.keys.create({
+        email: `${name}@example.com`,
+        tier: 'enterprise',
+        balance: usd('1000000'),
+      })
+      running[name] = {
+        service,
+        url: server.url,
+        apiKey,
+        close: async () => {
+          await server.close()
+          await service.close()
+        },
+      }
+    }
+    // Warm both.
+    for (const variant of Object.values(running)) {
+      await runLoad({
+        url: `${variant.url}/v1/sanctions/screen`,
+        apiKey: variant.apiKey,
+        bodies: BODIES,
+        duration: 2,
+        connections: CONNECTIONS,
+      })
+    }
+    const results: Record<string, LoadFigures[]> = { off: [], on: [] }
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const name of ['off', 'on'] as const) {
+        const variant = running[name] as (typeof running)[string]
+        results[name]?.push(
+          await runLoad({
+            url: `${variant.url}/v1/sanctions/screen`,
+            apiKey: variant.apiKey,
+            bodies: BODIES,
+            duration: DURATION_S,
+            connections: CONNECTIONS,
+          }),
+        )
+      }
+    }
+    const mean = (figures: LoadFigures[], pick: (f: LoadFigures) => number) =>
+      round(figures.reduce((total, f) => total + pick(f), 0) / figures.length)
+    const off = results.off as LoadFigures[]
+    const on = results.on as LoadFigures[]
+
+    // The limiter alone on this database: one admission after another, and statements per call
+    // when many calls arrive at once.
+    const db = (running.on as (typeof running)[string]).service.database.db
+    let statements = 0
+    const counting = new Proxy(db, {
+      get(target, property, receiver) {
+        if (property === 'execute') {
+          return (...args: unknown[]) => {
+            statements++
+            return (target.execute as (...a: unknown[]) => unknown).apply(target, args)
+          }
+        }
+        return Reflect.get(target, property, receiver)
+      },
+    })
+    const limiter = createRateLimiter({
+      db: counting,
+      clock: createManualClock(),
+      policy: {
+        ...DEFAULT_RATE_LIMITS,
+        tiers: {
+          ...DEFAULT_RATE_LIMITS.tiers,
+          enterprise: { perMinute: 1e9, perDay: Infinity, perMonth: Infinity },
+        },
+      },
+    })
+    const caller = {
+      kind: 'key',
+      keyId: 'bench',
+      tier: 'enterprise',
+      mode: 'live',
+      role: 'customer',
+    } as const
+    for (let i = 0; i < 100; i++) await limiter.admit(caller)
+    const sequential: number[] = []
+    for (let i = 0; i < 1000; i++) {
+      const started = performance.now()
+      await limiter.admit(caller)
+      sequential.push(performance.now() - started)
+    }
+    sequential.sort((a, b) => a - b)
+    statements = 0
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => limiter.admit({ ...caller, keyId: `bench${i % 10}` })),
+    )
+    const concurrentStatements = statements
+
+    console.log(
+      JSON.stringify({
+        command: `npx tsx core/limits/rate-limit.bench.ts --db ${dbKind}`,
+        database: dbKind,
+        connections: CONNECTIONS,
+        duration_s: DURATION_S,
+        rounds: ROUNDS,
+        limits_off: {
+          requests_per_s: mean(off, (f) => f.requests_per_s),
+          p50_ms: mean(off, (f) => f.p50_ms),
+          p99_ms: mean(off, (f) => f.p99_ms),
+          non_2xx: off.reduce((t, f) => t + f.non_2xx, 0),
+          runs: off.map((f) => f.requests_per_s),
+        },
+        limits_on: {
+          requests_per_s: mean(on, (f) => f.requests_per_s),
+          p50_ms: mean(on, (f) => f.p50_ms),
+          p99_ms: mean(on, (f) => f.p99_ms),
+          non_2xx: on.reduce((t, f) => t + f.non_2xx, 0),
+          runs: on.map((f) => f.requests_per_s),
+        },
+        ratio_on_off: round(mean(on, (f) => f.requests_per_s) / mean(off, (f) => f.requests_per_s), 3),
+        limiter_alone: {
+          sequential_admit_ms: { p50: round(sequential[500] ?? 0, 3), p99: round(sequential[990] ?? 0, 3) },
+          statements_for_1000_concurrent_calls: concurrentStatements,
+        },
+      }),
+    )
+    for (const variant of Object.values(running)) await variant.close()
+  } finally {
+    postgres?.stop()
+  }
+}
+
+await main()
