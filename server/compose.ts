@@ -105,10 +105,18 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     },
   }
   const rateLimits = rateLimitPolicyOf(config)
+  const limits = rateLimits ? createRateLimiter({ db: database.db, clock, policy: rateLimits }) : undefined
+  // Counters with nothing left to count are deleted every 10 minutes (any process may do it).
+  const limitSweep = limits
+    ? setInterval(() => {
+        limits.sweep().catch((error) => log('warn', 'rate-limit counters not swept', String(error)))
+      }, 600_000)
+    : undefined
+  limitSweep?.unref()
   const runtime = {
     keys,
     payments: payments.gate,
-    limits: rateLimits ? createRateLimiter({ db: database.db, clock, policy: rateLimits }) : undefined,
+    limits,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
@@ -150,6 +158,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     app,
     startedAt,
     close: async () => {
+      clearInterval(limitSweep)
       await sanctions.service.stop()
       payments.stop()
       await database.close()

@@ -160,6 +160,22 @@ describe.each(DATABASE_KINDS)('rate limiter on %s', (kind) => {
     expect(await limiter.admitChallenge(undefined)).toBeUndefined()
   })
 
+  it('sweeps payer and IP counters idle for a minute, key counters only once every window is over', async () => {
+    const clock = createManualClock('2026-04-30T23:59:00Z')
+    const limiter = createRateLimiter({ db: await open(kind), clock, policy: policy(10, 10, 10) })
+    await limiter.admit(key('sweep-key'))
+    await limiter.admitChallenge('192.0.2.55')
+    clock.advance(60_000) // 2026-05-01 00:00: new minute and month, but the day still holds the call
+    expect(await limiter.sweep()).toBeGreaterThanOrEqual(1)
+    expect((await limiter.admit(key('sweep-key')))?.remaining).toBe(8)
+    clock.advance(25 * 3_600_000)
+    await limiter.sweep()
+    // The day is over but May still counts its call: the row was kept.
+    expect(await limiter.admit(key('sweep-key'))).toMatchObject({ window: 'month', remaining: 8 })
+    clock.set(new Date('2026-06-02T00:00:00Z'))
+    expect(await limiter.sweep()).toBeGreaterThanOrEqual(1)
+  })
+
   it('concurrent calls in one process: exactly the limit gets through, each with its own Remaining', async () => {
     const limiter = createRateLimiter({
       db: await open(kind),

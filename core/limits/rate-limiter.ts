@@ -271,6 +271,11 @@ export interface RateLimiter {
   admit(caller: Caller): Promise<RateLimitState | undefined>
   /** Counts one 402 challenge sent to a caller with neither key nor verified payment, by client IP. */
   admitChallenge(clientAddress: string | undefined): Promise<RateLimitState | undefined>
+  /**
+   * Deletes counters with nothing left to count: payer and IP rows idle for a minute, key rows
+   * whose minute, 24 hours and month are all over. Returns how many rows went.
+   */
+  sweep(): Promise<number>
 }
 
 /** The limiter over shared database counters (spec: Limits; DESIGN: rate-limit counters are shared). */
@@ -312,6 +317,17 @@ export function createRateLimiter({ db, clock, policy }: RateLimiterOptions): Ra
   }
 
   return {
+    async sweep() {
+      const { minuteNo, hourNo, monthNo } = windowsOf(clock.now())
+      const deleted = rowsOf<{ subject: string }>(
+        await db.execute(sql`delete from rate_limit_counters
+          where minute_no < ${minuteNo}::bigint
+            and (subject not like 'key:%'
+              or (hour_no <= ${hourNo - HOUR_SLOTS}::bigint and month_no < ${monthNo}::int))
+          returning subject`),
+      )
+      return deleted.length
+    },
     async admit(caller) {
       const target = subjectOf(caller, policy)
       if (!target) return undefined
