@@ -105,7 +105,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     },
   }
   const rateLimits = rateLimitPolicyOf(config)
-  const limits = rateLimits ? createRateLimiter({ db: database.db, clock, policy: rateLimits }) : undefined
+  const limits = rateLimits
+    ? createRateLimiter({ db: database.db, clock, policy: rateLimits, kind: database.kind })
+    : undefined
   // Counters with nothing left to count are deleted every 10 minutes (any process may do it).
   const limitSweep = limits
     ? setInterval(() => {
@@ -159,6 +161,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     startedAt,
     close: async () => {
       clearInterval(limitSweep)
+      await limits?.close().catch((error) => log('warn', 'rate-limit counters not written', String(error)))
       await sanctions.service.stop()
       payments.stop()
       await database.close()

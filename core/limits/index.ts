@@ -1,7 +1,10 @@
 export {
+  advanceRow,
   type CounterRow,
-  createCounterStore,
+  type CounterStore,
+  createEmbeddedCounterStore,
   createRateLimiter,
+  createSharedCounterStore,
   type RateLimiter,
   type RateLimiterOptions,
   windowsOf,

@@ -7,7 +7,9 @@
  * (keep-alive, in a second process) loads them in turns: off, on, off, on, ...; the figures are the
  * median and mean requests per second of each and the ratios on / off (issue 14 target >= 0.9):
  * on a shared machine single runs vary by a factor of two, so many short alternating runs and the
- * median are what can be compared. Also: the
+ * median are what can be compared. Steadier: the service's CPU time per request (its process
+ * runs nothing else during a run), whose ratio off / on is the throughput ratio of a CPU-bound
+ * service on a machine of its own. Also: the
  * limiter alone, one admission after another (the round trip a call adds when it is alone), and
  * statements per admitted call under load (concurrent calls share one statement).
  * The lists are the UN (2026-02-27) and EU copies in ../shared/data/sanctions (OFAC off: a smaller
@@ -43,6 +45,8 @@ interface LoadSpec {
 }
 
 interface LoadFigures {
+  /** CPU time the service process spent per request during the run (user + system, µs). */
+  cpu_us_per_request?: number
   requests_per_s: number
   p50_ms: number
   p99_ms: number
@@ -181,15 +185,17 @@ async function main(): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) {
       for (const name of ['off', 'on'] as const) {
         const variant = running[name] as (typeof running)[string]
-        results[name]?.push(
-          await runLoad({
-            url: `${variant.url}/v1/sanctions/screen`,
-            apiKey: variant.apiKey,
-            bodies: BODIES,
-            duration: DURATION_S,
-            connections: CONNECTIONS,
-          }),
-        )
+        const cpu = process.cpuUsage()
+        const figures = await runLoad({
+          url: `${variant.url}/v1/sanctions/screen`,
+          apiKey: variant.apiKey,
+          bodies: BODIES,
+          duration: DURATION_S,
+          connections: CONNECTIONS,
+        })
+        const used = process.cpuUsage(cpu)
+        figures.cpu_us_per_request = Math.round((used.user + used.system) / Math.max(1, figures.total))
+        results[name]?.push(figures)
       }
     }
     const mean = (figures: LoadFigures[], pick: (f: LoadFigures) => number) =>
@@ -274,6 +280,16 @@ async function main(): Promise<void> {
         },
         ratio_on_off_mean: round(mean(on, (f) => f.requests_per_s) / mean(off, (f) => f.requests_per_s), 3),
         ratio_on_off_median: round(median(on) / median(off), 3),
+        // CPU per request does not depend on what else the machine runs: off / on is the
+        // throughput ratio of a CPU-bound service on a machine of its own.
+        cpu_us_per_request: {
+          off: mean(off, (f) => f.cpu_us_per_request ?? 0),
+          on: mean(on, (f) => f.cpu_us_per_request ?? 0),
+        },
+        cpu_ratio_off_on: round(
+          mean(off, (f) => f.cpu_us_per_request ?? 0) / mean(on, (f) => f.cpu_us_per_request ?? 0),
+          3,
+        ),
         limiter_alone: {
           sequential_admit_ms: { p50: round(sequential[500] ?? 0, 3), p99: round(sequential[990] ?? 0, 3) },
           statements_for_1000_concurrent_calls: concurrentStatements,

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { Caller, KeyCaller } from '../context.ts'
 import { createDatabase, type Database, type Db } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
+import { type DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { createManualClock } from '../testing/fakes/manual-clock.ts'
 import { createScratchDatabase } from '../testing/postgres.ts'
-import { createRateLimiter } from './rate-limiter.ts'
+import { createRateLimiter as createLimiter, createRateLimiter } from './rate-limiter.ts'
 import {
   DEFAULT_RATE_LIMITS,
   parseTierLimits,
@@ -12,7 +12,7 @@ import {
   type RateLimitPolicy,
 } from './rate-limits.ts'
 
-const key = (keyId: string, tier: KeyCaller['tier'] = 'pro'): Caller => ({
+const baseKey = (keyId: string, tier: KeyCaller['tier'] = 'pro'): Caller => ({
   kind: 'key',
   keyId,
   tier,
@@ -63,7 +63,17 @@ describe('parseTierLimits', () => {
   })
 })
 
-describe.each(DATABASE_KINDS)('rate limiter on %s', (kind) => {
+const VARIANTS = [
+  { name: 'shared statement on pglite', kind: 'pglite', store: undefined },
+  { name: 'in memory on pglite (one process owns it)', kind: 'pglite', store: 'pglite' },
+  { name: 'shared statement on postgres', kind: 'postgres', store: undefined },
+] as const
+
+describe.each(VARIANTS)('rate limiter: $name', ({ kind, store }) => {
+  const createRateLimiter = (options: Parameters<typeof createLimiter>[0]) =>
+    createLimiter({ ...options, kind: store })
+  // Each variant counts its own keys (two variants share one PGlite database).
+  const key = (keyId: string, tier: KeyCaller['tier'] = 'pro') => baseKey(`${store ?? 'sql'}-${keyId}`, tier)
   it('lets the per-minute limit through, then refuses with the headers data, and a new minute frees it', async () => {
     const clock = createManualClock('2026-03-10T10:00:05Z')
     const limiter = createRateLimiter({ db: await open(kind), clock, policy: policy(3, 100, 1000) })
@@ -214,7 +224,14 @@ describe.each(DATABASE_KINDS)('rate limiter on %s', (kind) => {
     await limiter.admit(key('s'))
     expect(statements).toBe(1)
     await Promise.all(Array.from({ length: 20 }, (_, i) => limiter.admit(key(`s${i % 4}`))))
-    expect(statements).toBe(2)
+    if (store === 'pglite') {
+      // In memory: one read per subject on its first call, then nothing until the write-back.
+      expect(statements).toBe(5)
+      await limiter.admit(key('s'))
+      expect(statements).toBe(5)
+      await limiter.close()
+      expect(statements).toBe(6)
+    } else expect(statements).toBe(2)
   })
 })
 
@@ -229,10 +246,26 @@ describe('rate limiter on one PostgreSQL shared by several processes', () => {
     const limiters = pools.map((pool) =>
       createRateLimiter({ db: pool.db, clock, policy: policy(100, 1000, 1000) }),
     )
-    const calls = Array.from({ length: 400 }, (_, i) => limiters[i % 4]!.admit(key('shared')))
+    const calls = Array.from({ length: 400 }, (_, i) => limiters[i % 4]!.admit(baseKey('shared')))
     const outcomes = await Promise.allSettled(calls)
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(100)
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected')
     expect(refused.every((outcome) => outcome.reason instanceof RateLimitedError)).toBe(true)
+  })
+})
+
+describe('in-memory counters of an embedded database', () => {
+  it('are written back and read again by the next process on the same database', async () => {
+    const db = await open('pglite')
+    const clock = createManualClock('2026-03-10T10:00:00Z')
+    const first = createRateLimiter({ db, clock, policy: policy(5, 100, 1000), kind: 'pglite' })
+    const key = baseKey
+    for (let i = 0; i < 3; i++) await first.admit(key('restart'))
+    await first.close()
+    const second = createRateLimiter({ db, clock, policy: policy(5, 100, 1000), kind: 'pglite' })
+    expect(await second.admit(key('restart'))).toMatchObject({ window: 'minute', remaining: 1 })
+    await second.admit(key('restart'))
+    await refusal(second.admit(key('restart')))
+    await second.close()
   })
 })

@@ -52,6 +52,17 @@ export function windowsOf(at: Date): { minuteNo: number; hourNo: number; monthNo
 
 const sqlLimit = (value: number): number => (Number.isFinite(value) ? Math.min(value, NO_LIMIT) : NO_LIMIT)
 
+/**
+ * A PostgreSQL array literal for one bound parameter (drizzle spreads a JS array into a list of
+ * parameters): numbers as they are, text quoted with `\` and `"` escaped.
+ */
+function pgArray(values: readonly (string | number)[]): string {
+  const items = values.map((value) =>
+    typeof value === 'number' ? String(value) : `"${value.replace(/[\\"]/g, (char) => `\\${char}`)}"`,
+  )
+  return `{${items.join(',')}}`
+}
+
 function toNumbers(value: unknown): number[] {
   if (Array.isArray(value)) return value.map(Number)
   if (typeof value === 'string') {
@@ -61,8 +72,9 @@ function toNumbers(value: unknown): number[] {
 }
 
 /**
- * The admission statement for several subjects at once (one row each): one INSERT ... ON CONFLICT
- * DO UPDATE. PostgreSQL locks each conflicting row and computes the SET list on its latest version,
+ * The admission statement for several subjects at once (one row each), one text for any batch
+ * size (arrays, so the driver's prepared statement is reused): one INSERT ... ON CONFLICT DO
+ * UPDATE. PostgreSQL locks each conflicting row and computes the SET list on its latest version,
  * so concurrent statements of any number of processes never count past a limit. Per row it moves
  * the windows to now, lets through as many of the requested calls as every window still allows,
  * and counts only those (a refused call uses up nothing).
@@ -70,20 +82,24 @@ function toNumbers(value: unknown): number[] {
 function admissionStatement(
   rows: readonly { subject: string; requested: number; limits: TierLimits; at: Date }[],
 ): SQL {
-  const values = rows.map(({ subject, requested, limits, at }) => {
-    const { minuteNo, hourNo, monthNo } = windowsOf(at)
-    const perMinute = sqlLimit(limits.perMinute)
-    const perDay = sqlLimit(limits.perDay)
-    const perMonth = sqlLimit(limits.perMonth)
-    const first = Math.max(0, Math.min(requested, perMinute, perDay, perMonth))
-    return sql`(${subject}, ${minuteNo}::bigint, ${first}::int, ${hourNo}::bigint,
-      array_fill(0, array[23]) || ${first}::int, ${monthNo}::int, ${first}::int,
-      ${perMinute}::int, ${perDay}::int, ${perMonth}::int, ${requested}::int, ${first}::int)`
-  })
+  const column = (pick: (row: (typeof rows)[number]) => number) => pgArray(rows.map(pick))
+  const windows = rows.map((row) => windowsOf(row.at))
+  const first = rows.map(({ requested, limits }) =>
+    Math.max(
+      0,
+      Math.min(requested, sqlLimit(limits.perMinute), sqlLimit(limits.perDay), sqlLimit(limits.perMonth)),
+    ),
+  )
   return sql`insert into rate_limit_counters as c
       (subject, minute_no, minute_count, hour_no, hour_counts, month_no, month_count,
        per_minute, per_day, per_month, requested, granted)
-    values ${sql.join(values, sql`, `)}
+    select r.subject, r.minute_no, r.first, r.hour_no, array_fill(0, array[23]) || r.first,
+      r.month_no, r.first, r.per_minute, r.per_day, r.per_month, r.requested, r.first
+    from unnest(${pgArray(rows.map((row) => row.subject))}::text[], ${pgArray(windows.map((w) => w.minuteNo))}::bigint[],
+      ${pgArray(windows.map((w) => w.hourNo))}::bigint[], ${pgArray(windows.map((w) => w.monthNo))}::int[],
+      ${column((row) => sqlLimit(row.limits.perMinute))}::int[], ${column((row) => sqlLimit(row.limits.perDay))}::int[],
+      ${column((row) => sqlLimit(row.limits.perMonth))}::int[], ${column((row) => row.requested)}::int[], ${pgArray(first)}::int[])
+      as r(subject, minute_no, hour_no, month_no, per_minute, per_day, per_month, requested, first)
     on conflict (subject) do update set
       (minute_no, minute_count, hour_no, hour_counts, month_no, month_count,
        per_minute, per_day, per_month, requested, granted) = (
@@ -117,18 +133,45 @@ function admissionStatement(
     returning subject, minute_no, minute_count, hour_no, hour_counts, month_no, month_count, granted`
 }
 
+function rowOf(raw: Record<string, unknown>): CounterRow {
+  return {
+    minuteNo: Number(raw.minute_no),
+    minuteCount: Number(raw.minute_count),
+    hourNo: Number(raw.hour_no),
+    hourCounts: toNumbers(raw.hour_counts),
+    monthNo: Number(raw.month_no),
+    monthCount: Number(raw.month_count),
+  }
+}
+
+/** Where admissions are counted: `take` one call, `flush` what is not yet written, `close`. */
+export interface CounterStore {
+  take(request: TakeRequest): Promise<TakeResult>
+  flush(): Promise<void>
+  /** Forgets in-memory counters with nothing left to count at `at`. */
+  prune(at: Date): void
+  close(): Promise<void>
+}
+
+/** Groups a batch's requests by subject, in arrival order. */
+function bySubjectOf(requests: readonly TakeRequest[]): Map<string, TakeRequest[]> {
+  const bySubject = new Map<string, TakeRequest[]>()
+  for (const request of requests) {
+    const list = bySubject.get(request.subject)
+    if (list) list.push(request)
+    else bySubject.set(request.subject, [request])
+  }
+  return bySubject
+}
+
 /**
- * Shared counters in the database: concurrent calls of one event-loop turn go out as one
- * statement (core/store/batcher.ts), so the limiter adds at most one round trip to a call.
+ * Shared counters in the database (PostgreSQL, any number of processes): concurrent calls of one
+ * event-loop turn go out as one statement (core/store/batcher.ts), so the limiter adds at most one
+ * round trip to a call, and exactly one statement per batch.
  */
-export function createCounterStore(db: Db): (request: TakeRequest) => Promise<TakeResult> {
-  return createBatcher<TakeRequest, TakeResult>(async (requests) => {
-    const bySubject = new Map<string, TakeRequest[]>()
-    for (const request of requests) {
-      const list = bySubject.get(request.subject)
-      if (list) list.push(request)
-      else bySubject.set(request.subject, [request])
-    }
+export function createSharedCounterStore(db: Db): CounterStore {
+  const take = createBatcher<TakeRequest, TakeResult>(async (requests) => {
+    const bySubject = bySubjectOf(requests)
     // Sorted subjects: two processes' statements lock shared rows in the same order (no deadlock).
     const subjects = [...bySubject.keys()].sort()
     const statementRows = subjects.map((subject) => {
@@ -139,18 +182,7 @@ export function createCounterStore(db: Db): (request: TakeRequest) => Promise<Ta
     const returned = rowsOf<Record<string, unknown>>(await db.execute(admissionStatement(statementRows)))
     const results = new Map<string, { row: CounterRow; granted: number; next: number }>()
     for (const raw of returned) {
-      results.set(String(raw.subject), {
-        row: {
-          minuteNo: Number(raw.minute_no),
-          minuteCount: Number(raw.minute_count),
-          hourNo: Number(raw.hour_no),
-          hourCounts: toNumbers(raw.hour_counts),
-          monthNo: Number(raw.month_no),
-          monthCount: Number(raw.month_count),
-        },
-        granted: Number(raw.granted),
-        next: 0,
-      })
+      results.set(String(raw.subject), { row: rowOf(raw), granted: Number(raw.granted), next: 0 })
     }
     return requests.map((request) => {
       const result = results.get(request.subject)
@@ -165,6 +197,146 @@ export function createCounterStore(db: Db): (request: TakeRequest) => Promise<Ta
       }
     })
   })
+  return { take, flush: async () => {}, prune: () => {}, close: async () => {} }
+}
+
+/** A counter row moved to the windows of `at` (what the SQL statement does, in JavaScript). */
+export function advanceRow(row: CounterRow, at: Date): CounterRow {
+  const { minuteNo, hourNo, monthNo } = windowsOf(at)
+  const shift = hourNo - row.hourNo
+  const hourCounts =
+    shift <= 0
+      ? row.hourCounts
+      : shift >= HOUR_SLOTS
+        ? new Array<number>(HOUR_SLOTS).fill(0)
+        : [...row.hourCounts.slice(shift), ...new Array<number>(shift).fill(0)]
+  return {
+    minuteNo: Math.max(row.minuteNo, minuteNo),
+    minuteCount: row.minuteNo >= minuteNo ? row.minuteCount : 0,
+    hourNo: Math.max(row.hourNo, hourNo),
+    hourCounts,
+    monthNo: Math.max(row.monthNo, monthNo),
+    monthCount: row.monthNo >= monthNo ? row.monthCount : 0,
+  }
+}
+
+/**
+ * Counters of an embedded database (PGlite: one process per database, so this process sees every
+ * call): held in memory and exact, loaded from `rate_limit_counters` on a subject's first call and
+ * written back every `flushMs` (and on close). No statement on the hot path; a crash forgets at
+ * most the last `flushMs` of counts.
+ */
+export function createEmbeddedCounterStore(db: Db, flushMs = 1000): CounterStore {
+  const rows = new Map<string, CounterRow>()
+  const loading = new Map<string, Promise<void>>()
+  const dirty = new Set<string>()
+  let flushing: Promise<void> = Promise.resolve()
+
+  async function load(subject: string): Promise<void> {
+    if (rows.has(subject)) return
+    let pending = loading.get(subject)
+    if (!pending) {
+      pending = (async () => {
+        const [raw] = rowsOf<Record<string, unknown>>(
+          await db.execute(sql`select minute_no, minute_count, hour_no, hour_counts, month_no, month_count
+            from rate_limit_counters where subject = ${subject}`),
+        )
+        if (!rows.has(subject)) {
+          rows.set(
+            subject,
+            raw
+              ? rowOf(raw)
+              : {
+                  minuteNo: 0,
+                  minuteCount: 0,
+                  hourNo: 0,
+                  hourCounts: new Array<number>(HOUR_SLOTS).fill(0),
+                  monthNo: 0,
+                  monthCount: 0,
+                },
+          )
+        }
+      })().finally(() => loading.delete(subject))
+      loading.set(subject, pending)
+    }
+    await pending
+  }
+
+  async function writeDirty(): Promise<void> {
+    const subjects = [...dirty].sort()
+    dirty.clear()
+    if (subjects.length === 0) return
+    const values = subjects.map((subject) => {
+      const row = rows.get(subject) as CounterRow
+      return sql`(${subject}, ${row.minuteNo}::bigint, ${row.minuteCount}::int, ${row.hourNo}::bigint,
+        ${pgArray(row.hourCounts)}::int[], ${row.monthNo}::int, ${row.monthCount}::int, 0, 0, 0, 0, 0)`
+    })
+    try {
+      await db.execute(sql`insert into rate_limit_counters as c
+          (subject, minute_no, minute_count, hour_no, hour_counts, month_no, month_count,
+           per_minute, per_day, per_month, requested, granted)
+        values ${sql.join(values, sql`, `)}
+        on conflict (subject) do update set minute_no = excluded.minute_no, minute_count = excluded.minute_count,
+          hour_no = excluded.hour_no, hour_counts = excluded.hour_counts,
+          month_no = excluded.month_no, month_count = excluded.month_count`)
+    } catch (error) {
+      for (const subject of subjects) dirty.add(subject)
+      throw error
+    }
+  }
+
+  const flush = (): Promise<void> => {
+    flushing = flushing.then(writeDirty, writeDirty)
+    return flushing
+  }
+  const timer = setInterval(() => {
+    flush().catch(() => {})
+  }, flushMs)
+  timer.unref()
+
+  return {
+    async take(request) {
+      await load(request.subject)
+      const { limits } = request
+      const row = advanceRow(rows.get(request.subject) as CounterRow, request.at)
+      const day = row.hourCounts.reduce((total, value) => total + value, 0)
+      const admitted =
+        row.minuteCount < limits.perMinute && day < limits.perDay && row.monthCount < limits.perMonth
+      if (admitted) {
+        row.minuteCount++
+        row.monthCount++
+        row.hourCounts = [
+          ...row.hourCounts.slice(0, HOUR_SLOTS - 1),
+          (row.hourCounts[HOUR_SLOTS - 1] ?? 0) + 1,
+        ]
+        dirty.add(request.subject)
+      }
+      rows.set(request.subject, row)
+      return {
+        admitted,
+        row: { ...row, hourCounts: [...row.hourCounts] },
+        position: 1,
+        granted: admitted ? 1 : 0,
+      }
+    },
+    flush,
+    prune(at) {
+      for (const [subject, row] of rows) {
+        if (!dirty.has(subject) && idle(row, subject, at)) rows.delete(subject)
+      }
+    },
+    async close() {
+      clearInterval(timer)
+      await flush()
+    },
+  }
+}
+
+/** Drops in-memory counters with nothing left to count (the same rule as the table's sweep). */
+function idle(row: CounterRow, subject: string, at: Date): boolean {
+  const { minuteNo, hourNo, monthNo } = windowsOf(at)
+  if (row.minuteNo >= minuteNo) return false
+  return !subject.startsWith('key:') || (row.hourNo <= hourNo - HOUR_SLOTS && row.monthNo < monthNo)
 }
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0)
@@ -224,6 +396,11 @@ export interface RateLimiterOptions {
   db: Db
   clock: Clock
   policy: RateLimitPolicy
+  /**
+   * `pglite`: one process owns the database, so counters are kept in memory (exact) and written
+   * back every second; `postgres` (default): every admission is one shared statement.
+   */
+  kind?: 'pglite' | 'postgres'
 }
 
 /** Who a limit applies to, and with which numbers; undefined: not limited (the operator, nobody). */
@@ -276,11 +453,14 @@ export interface RateLimiter {
    * whose minute, 24 hours and month are all over. Returns how many rows went.
    */
   sweep(): Promise<number>
+  /** Writes what is only in memory (PGlite) and stops the write-back timer. */
+  close(): Promise<void>
 }
 
 /** The limiter over shared database counters (spec: Limits; DESIGN: rate-limit counters are shared). */
-export function createRateLimiter({ db, clock, policy }: RateLimiterOptions): RateLimiter {
-  const take = createCounterStore(db)
+export function createRateLimiter({ db, clock, policy, kind }: RateLimiterOptions): RateLimiter {
+  const store = kind === 'pglite' ? createEmbeddedCounterStore(db) : createSharedCounterStore(db)
+  const take = store.take
 
   async function count(subject: string, limits: TierLimits, who: string): Promise<RateLimitState> {
     const at = clock.now()
@@ -317,8 +497,12 @@ export function createRateLimiter({ db, clock, policy }: RateLimiterOptions): Ra
   }
 
   return {
+    close: () => store.close(),
     async sweep() {
-      const { minuteNo, hourNo, monthNo } = windowsOf(clock.now())
+      const now = clock.now()
+      await store.flush()
+      store.prune(now)
+      const { minuteNo, hourNo, monthNo } = windowsOf(now)
       const deleted = rowsOf<{ subject: string }>(
         await db.execute(sql`delete from rate_limit_counters
           where minute_no < ${minuteNo}::bigint
