@@ -106,7 +106,13 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   }
   const rateLimits = rateLimitPolicyOf(config)
   const limits = rateLimits
-    ? createRateLimiter({ db: database.db, clock, policy: rateLimits, kind: database.kind })
+    ? createRateLimiter({
+        db: database.db,
+        clock,
+        policy: rateLimits,
+        kind: database.kind,
+        execute: (query) => database.executePrepared(query),
+      })
     : undefined
   // Counters with nothing left to count are deleted every 10 minutes (any process may do it).
   const limitSweep = limits

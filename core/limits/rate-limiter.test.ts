@@ -244,7 +244,13 @@ describe('rate limiter on one PostgreSQL shared by several processes', () => {
     databases.push(...pools)
     const clock = createManualClock('2026-03-10T10:00:00Z')
     const limiters = pools.map((pool) =>
-      createRateLimiter({ db: pool.db, clock, policy: policy(100, 1000, 1000) }),
+      createRateLimiter({
+        db: pool.db,
+        clock,
+        policy: policy(100, 1000, 1000),
+        // As the service runs it: a named prepared statement per connection.
+        execute: (query) => pool.executePrepared(query),
+      }),
     )
     const calls = Array.from({ length: 400 }, (_, i) => limiters[i % 4]!.admit(baseKey('shared')))
     const outcomes = await Promise.allSettled(calls)

@@ -169,7 +169,10 @@ function bySubjectOf(requests: readonly TakeRequest[]): Map<string, TakeRequest[
  * event-loop turn go out as one statement (core/store/batcher.ts), so the limiter adds at most one
  * round trip to a call, and exactly one statement per batch.
  */
-export function createSharedCounterStore(db: Db): CounterStore {
+export function createSharedCounterStore(
+  db: Db,
+  execute: (query: SQL) => Promise<unknown> = (query) => db.execute(query),
+): CounterStore {
   const take = createBatcher<TakeRequest, TakeResult>(async (requests) => {
     const bySubject = bySubjectOf(requests)
     // Sorted subjects: two processes' statements lock shared rows in the same order (no deadlock).
@@ -179,7 +182,7 @@ export function createSharedCounterStore(db: Db): CounterStore {
       const first = group[0] as TakeRequest
       return { subject, requested: group.length, limits: first.limits, at: first.at }
     })
-    const returned = rowsOf<Record<string, unknown>>(await db.execute(admissionStatement(statementRows)))
+    const returned = rowsOf<Record<string, unknown>>(await execute(admissionStatement(statementRows)))
     const results = new Map<string, { row: CounterRow; granted: number; next: number }>()
     for (const raw of returned) {
       results.set(String(raw.subject), { row: rowOf(raw), granted: Number(raw.granted), next: 0 })
@@ -401,6 +404,8 @@ export interface RateLimiterOptions {
    * back every second; `postgres` (default): every admission is one shared statement.
    */
   kind?: 'pglite' | 'postgres'
+  /** Runs the admission statement as a prepared statement (Database.executePrepared); default db.execute. */
+  execute?: (query: SQL) => Promise<unknown>
 }
 
 /** Who a limit applies to, and with which numbers; undefined: not limited (the operator, nobody). */
@@ -458,8 +463,8 @@ export interface RateLimiter {
 }
 
 /** The limiter over shared database counters (spec: Limits; DESIGN: rate-limit counters are shared). */
-export function createRateLimiter({ db, clock, policy, kind }: RateLimiterOptions): RateLimiter {
-  const store = kind === 'pglite' ? createEmbeddedCounterStore(db) : createSharedCounterStore(db)
+export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimiterOptions): RateLimiter {
+  const store = kind === 'pglite' ? createEmbeddedCounterStore(db) : createSharedCounterStore(db, execute)
   const take = store.take
 
   async function count(subject: string, limits: TierLimits, who: string): Promise<RateLimitState> {
