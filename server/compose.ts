@@ -111,7 +111,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         clock,
         policy: rateLimits,
         kind: database.kind,
-        execute: (query) => database.executePrepared(query),
+        execute: (text, params) => database.executePrepared(text, params),
       })
     : undefined
   // Counters with nothing left to count are deleted every 10 minutes (any process may do it).

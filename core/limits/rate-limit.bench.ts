@@ -229,9 +229,9 @@ async function main(): Promise<void> {
     const limiter = createRateLimiter({
       db: counting,
       kind: dbKind === 'postgres' ? 'postgres' : 'pglite',
-      execute: (query) => {
+      execute: (text, params) => {
         statements++
-        return (running.on as (typeof running)[string]).service.database.executePrepared(query)
+        return (running.on as (typeof running)[string]).service.database.executePrepared(text, params)
       },
       clock: createManualClock(),
       policy: {

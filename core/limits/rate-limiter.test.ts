@@ -249,7 +249,7 @@ describe('rate limiter on one PostgreSQL shared by several processes', () => {
         clock,
         policy: policy(100, 1000, 1000),
         // As the service runs it: a named prepared statement per connection.
-        execute: (query) => pool.executePrepared(query),
+        execute: (text, params) => pool.executePrepared(text, params),
       }),
     )
     const calls = Array.from({ length: 400 }, (_, i) => limiters[i % 4]!.admit(baseKey('shared')))

@@ -73,32 +73,20 @@ function toNumbers(value: unknown): number[] {
 
 /**
  * The admission statement for several subjects at once (one row each), one text for any batch
- * size (arrays, so the driver's prepared statement is reused): one INSERT ... ON CONFLICT DO
- * UPDATE. PostgreSQL locks each conflicting row and computes the SET list on its latest version,
- * so concurrent statements of any number of processes never count past a limit. Per row it moves
- * the windows to now, lets through as many of the requested calls as every window still allows,
- * and counts only those (a refused call uses up nothing).
+ * size (the rows come as arrays), so it is parsed and planned once per connection as a prepared
+ * statement: one INSERT ... ON CONFLICT DO UPDATE. PostgreSQL locks each conflicting row and
+ * computes the SET list on its latest version, so concurrent statements of any number of processes
+ * never count past a limit. Per row it moves the windows to now, lets through as many of the
+ * requested calls as every window still allows, and counts only those (a refused call uses up
+ * nothing).
  */
-function admissionStatement(
-  rows: readonly { subject: string; requested: number; limits: TierLimits; at: Date }[],
-): SQL {
-  const column = (pick: (row: (typeof rows)[number]) => number) => pgArray(rows.map(pick))
-  const windows = rows.map((row) => windowsOf(row.at))
-  const first = rows.map(({ requested, limits }) =>
-    Math.max(
-      0,
-      Math.min(requested, sqlLimit(limits.perMinute), sqlLimit(limits.perDay), sqlLimit(limits.perMonth)),
-    ),
-  )
-  return sql`insert into rate_limit_counters as c
+export const ADMISSION_SQL = `insert into rate_limit_counters as c
       (subject, minute_no, minute_count, hour_no, hour_counts, month_no, month_count,
        per_minute, per_day, per_month, requested, granted)
     select r.subject, r.minute_no, r.first, r.hour_no, array_fill(0, array[23]) || r.first,
       r.month_no, r.first, r.per_minute, r.per_day, r.per_month, r.requested, r.first
-    from unnest(${pgArray(rows.map((row) => row.subject))}::text[], ${pgArray(windows.map((w) => w.minuteNo))}::bigint[],
-      ${pgArray(windows.map((w) => w.hourNo))}::bigint[], ${pgArray(windows.map((w) => w.monthNo))}::int[],
-      ${column((row) => sqlLimit(row.limits.perMinute))}::int[], ${column((row) => sqlLimit(row.limits.perDay))}::int[],
-      ${column((row) => sqlLimit(row.limits.perMonth))}::int[], ${column((row) => row.requested)}::int[], ${pgArray(first)}::int[])
+    from unnest($1::text[], $2::bigint[], $3::bigint[], $4::int[], $5::int[], $6::int[],
+      $7::int[], $8::int[], $9::int[])
       as r(subject, minute_no, hour_no, month_no, per_minute, per_day, per_month, requested, first)
     on conflict (subject) do update set
       (minute_no, minute_count, hour_no, hour_counts, month_no, month_count,
@@ -131,7 +119,46 @@ function admissionStatement(
         ) g
       )
     returning subject, minute_no, minute_count, hour_no, hour_counts, month_no, month_count, granted`
+
+/** The nine array parameters of ADMISSION_SQL. */
+function admissionParams(
+  rows: readonly { subject: string; requested: number; limits: TierLimits; at: Date }[],
+): string[] {
+  const column = (pick: (row: (typeof rows)[number]) => number) => pgArray(rows.map(pick))
+  const windows = rows.map((row) => windowsOf(row.at))
+  const first = rows.map(({ requested, limits }) =>
+    Math.max(
+      0,
+      Math.min(requested, sqlLimit(limits.perMinute), sqlLimit(limits.perDay), sqlLimit(limits.perMonth)),
+    ),
+  )
+  return [
+    pgArray(rows.map((row) => row.subject)),
+    pgArray(windows.map((w) => w.minuteNo)),
+    pgArray(windows.map((w) => w.hourNo)),
+    pgArray(windows.map((w) => w.monthNo)),
+    column((row) => sqlLimit(row.limits.perMinute)),
+    column((row) => sqlLimit(row.limits.perDay)),
+    column((row) => sqlLimit(row.limits.perMonth)),
+    column((row) => row.requested),
+    pgArray(first),
+  ]
 }
+
+/** A statement written with `$n` parameters as a drizzle SQL value (for `db.execute`). */
+function withParams(text: string, params: readonly unknown[]): SQL {
+  const parts = text.split(/\$(\d+)/)
+  return sql.join(
+    parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`)),
+    sql``,
+  )
+}
+
+/** Runs a statement with `$n` parameters and returns its rows (Database.executePrepared). */
+export type ExecuteStatement = (
+  text: string,
+  params: readonly unknown[],
+) => Promise<Record<string, unknown>[]>
 
 function rowOf(raw: Record<string, unknown>): CounterRow {
   return {
@@ -171,7 +198,8 @@ function bySubjectOf(requests: readonly TakeRequest[]): Map<string, TakeRequest[
  */
 export function createSharedCounterStore(
   db: Db,
-  execute: (query: SQL) => Promise<unknown> = (query) => db.execute(query),
+  execute: ExecuteStatement = async (text, params) =>
+    rowsOf<Record<string, unknown>>(await db.execute(withParams(text, params))),
 ): CounterStore {
   const take = createBatcher<TakeRequest, TakeResult>(async (requests) => {
     const bySubject = bySubjectOf(requests)
@@ -182,7 +210,7 @@ export function createSharedCounterStore(
       const first = group[0] as TakeRequest
       return { subject, requested: group.length, limits: first.limits, at: first.at }
     })
-    const returned = rowsOf<Record<string, unknown>>(await execute(admissionStatement(statementRows)))
+    const returned = await execute(ADMISSION_SQL, admissionParams(statementRows))
     const results = new Map<string, { row: CounterRow; granted: number; next: number }>()
     for (const raw of returned) {
       results.set(String(raw.subject), { row: rowOf(raw), granted: Number(raw.granted), next: 0 })
@@ -405,7 +433,7 @@ export interface RateLimiterOptions {
    */
   kind?: 'pglite' | 'postgres'
   /** Runs the admission statement as a prepared statement (Database.executePrepared); default db.execute. */
-  execute?: (query: SQL) => Promise<unknown>
+  execute?: ExecuteStatement
 }
 
 /** Who a limit applies to, and with which numbers; undefined: not limited (the operator, nobody). */

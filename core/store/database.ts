@@ -2,8 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
-import { type SQL, sql } from 'drizzle-orm'
-import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
@@ -35,10 +35,11 @@ export interface Database {
   /** Whether another process that called holdLiveness(instanceId) still runs. */
   isAlive(instanceId: string): Promise<boolean>
   /**
-   * Runs a hot raw statement as a named prepared statement (PostgreSQL: parsed and planned once per
-   * connection, as drizzle's `db.execute` does not); PGlite: `db.execute`. Returns its rows.
+   * Runs a hot raw statement (`$n` parameters) as a named prepared statement (PostgreSQL: parsed and
+   * planned once per connection, which drizzle's `db.execute` does not do); PGlite: a plain query.
+   * Returns its rows.
    */
-  executePrepared(query: SQL): Promise<Record<string, unknown>[]>
+  executePrepared(text: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>
   close(): Promise<void>
 }
 
@@ -84,7 +85,8 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     holdLiveness: async () => {},
     // One process per embedded database: any other instance id belongs to a process that is gone.
     isAlive: async () => false,
-    executePrepared: async (query) => rowsOf<Record<string, unknown>>(await db.execute(query)),
+    executePrepared: async (text, params) =>
+      (await client.query<Record<string, unknown>>(text, [...params])).rows,
     close: () => client.close(),
   }
 }
@@ -100,7 +102,6 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     await migrationClient.end()
   }
   const db = drizzlePostgres({ client, schema }) as unknown as Db
-  const dialect = new PgDialect()
   let livenessClient: postgres.Sql | undefined
   const lockedBy = new Map<string, unknown>()
   return {
@@ -120,8 +121,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
         await livenessClient`select pg_try_advisory_lock(hashtextextended(${instanceId}, 0)) as locked`
       if (row?.locked) lockedBy.set(instanceId, session?.pid)
     },
-    async executePrepared(query) {
-      const { sql: text, params } = dialect.sqlToQuery(query)
+    async executePrepared(text, params) {
       return [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }))]
     },
     async isAlive(instanceId) {
