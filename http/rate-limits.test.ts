@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../core/payments/pricing.ts'
 import { paidRegistry } from '../core/testing/paid-operations.ts'
-import { createTestService } from '../core/testing/service.ts'
+import { createTestService, listen } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
-import { problemOf } from '../tools/tool-errors.ts'
+import { paymentRequiredOf, problemOf } from '../tools/tool-errors.ts'
 
 /**
  * Issue 14 item 1 over REST and MCP: per-key limits by tier, 429 problem documents with
@@ -137,6 +137,31 @@ describe('rate limits over REST and MCP', () => {
     expect(refused.headers.get('x-ratelimit-limit')).toBe('2')
     expect(refused.headers.get('retry-after')).not.toBeNull()
     expect((await from('198.51.100.2')).status).toBe(402)
+  })
+
+  it('MCP over Streamable HTTP: anonymous 402 challenges are limited by the socket peer address', async () => {
+    const server = await listen(service)
+    try {
+      const call = async (id: number) => {
+        const response = await fetch(`${server.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'paid_echo', arguments: { text: 'hi' } },
+          }),
+        })
+        return ((await response.json()) as { result: object }).result
+      }
+      expect(paymentRequiredOf(await call(1))).not.toBeNull()
+      expect(paymentRequiredOf(await call(2))).not.toBeNull()
+      const refused = await call(3)
+      expect(problemOf(refused)).toMatchObject({ status: 429, rateLimit: { limit: 2, remaining: 0 } })
+    } finally {
+      await server.close()
+    }
   })
 
   it('the operator key is never limited', async () => {
