@@ -2,7 +2,13 @@ import { formatUsd } from '../core/money.ts'
 import { type AnyOperation, pathParameters } from '../core/operations/define.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { TierPrices } from '../core/payments/pricing.ts'
-import { components, errorResponses, paidSuccessHeaders, requestIdHeader } from './openapi-components.ts'
+import {
+  components,
+  errorResponses,
+  paidSuccessHeaders,
+  rateLimitSuccessHeaders,
+  requestIdHeader,
+} from './openapi-components.ts'
 import { serviceRoutePaths } from './openapi-routes.ts'
 
 const SUCCESS_DESCRIPTION = { 200: 'Success', 201: 'Created', 204: 'Deleted (no body)' } as const
@@ -84,7 +90,7 @@ function openApiOperation(operation: AnyOperation) {
   }
   const priced = operation.price !== null
   const status = operation.http.status ?? 200
-  const headers = priced ? paidSuccessHeaders : requestIdHeader
+  const headers = { ...(priced ? paidSuccessHeaders : requestIdHeader), ...rateLimitSuccessHeaders }
   const errors = [
     ...(hasBody ? [400] : []),
     401,

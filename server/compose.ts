@@ -4,6 +4,7 @@ import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
+import { createRateLimiter } from '../core/limits/index.ts'
 import {
   type AnyOperation,
   type OperationRuntime,
@@ -15,17 +16,20 @@ import { createDatabase, type Database } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
+import { backfillUsageRollups, createUsageReports } from '../core/usage/usage-reports.ts'
 import { createApp } from '../http/app.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
+import { statusOfOutcome } from '../http/status.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
 import type { Config } from './config.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
+import { type Config, rateLimitPolicyOf } from './config.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildRetention } from './retention.ts'
@@ -103,6 +107,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
   })
   monitoring.start()
+  const backfilled = await backfillUsageRollups(database.db)
+  if (backfilled > 0) log('info', 'usage rollup built from the usage log', { rows: backfilled })
+  const endpoints = new Map(
+    [...registry, ...operations].map((operation) => [
+      operation.id,
+      `${operation.http.method} ${operation.http.path}`,
+    ]),
+  )
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
@@ -111,6 +123,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     keys,
     ...(agentChain.reader ? { agentChain: agentChain.reader } : {}),
     agentRegistries: agentChain.registries,
+    usage: createUsageReports(database.db, {
+      endpointOf: (operationId) => endpoints.get(operationId) ?? operationId,
+      statusOf: statusOfOutcome,
+    }),
     financial: {
       keys,
       ledger: payments.x402?.ledger,
@@ -128,9 +144,27 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     dataInventory: retention.inventory,
     monitoring: monitoring.port,
   }
+  const rateLimits = rateLimitPolicyOf(config)
+  const limits = rateLimits
+    ? createRateLimiter({
+        db: database.db,
+        clock,
+        policy: rateLimits,
+        kind: database.kind,
+        execute: (text, params) => database.executePrepared(text, params),
+      })
+    : undefined
+  // Counters with nothing left to count are deleted every 10 minutes (any process may do it).
+  const limitSweep = limits
+    ? setInterval(() => {
+        limits.sweep().catch((error) => log('warn', 'rate-limit counters not swept', String(error)))
+      }, 600_000)
+    : undefined
+  limitSweep?.unref()
   const runtime = {
     keys,
     payments: payments.gate,
+    limits,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
@@ -161,6 +195,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     operations,
     health: { version: VERSION, startedAt, database, lists: () => listHealth(sanctions.service) },
     maxBodyBytes: config.MAX_BODY_BYTES,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
     onError,
     mcp: createMcpHttpHandler(mcp),
     mcpAllowedOrigins: [
@@ -195,6 +230,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     close: async () => {
       await retention.job.stop()
       await monitoring.stop()
+      clearInterval(limitSweep)
+      await limits?.close().catch((error) => log('warn', 'rate-limit counters not written', String(error)))
       await sanctions.service.stop()
       payments.stop()
       await database.close()

@@ -1,5 +1,12 @@
 import { z } from 'zod'
 import { readSolanaSecretKey } from '../core/payments/solana-fee-payer.ts'
+import type { Tier } from '../core/context.ts'
+import {
+  DEFAULT_RATE_LIMITS,
+  parseTierLimits,
+  type RateLimitPolicy,
+  type TierLimits,
+} from '../core/limits/index.ts'
 
 const optionalString = z
   .string()
@@ -22,6 +29,16 @@ function isSecretKey(text: string): boolean {
   if (/^[0-9a-fA-F]{64}$/.test(text)) return true
   return /^[A-Za-z0-9+/]{43}=?$/.test(text) && Buffer.from(text, 'base64').length === 32
 }
+/** `per-minute/per-day/per-month` for one tier (0: no limit in that window); unset: the default. */
+const tierLimits = optionalString.pipe(
+  z
+    .string()
+    .refine(
+      (value) => parseTierLimits(value) !== undefined,
+      'use per-minute/per-day/per-month as whole numbers (0: no limit), e.g. 300/100000/2000000',
+    )
+    .optional(),
+)
 
 /**
  * Every environment variable the service reads, parsed once (CONVENTIONS 2). The README's
@@ -175,6 +192,18 @@ export const ConfigSchema = z.object({
   WEBHOOK_CLAIM_LOCK_MS: z.coerce.number().int().min(11_000).max(3_600_000).default(60_000),
   WATCHLIST_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   ALERTS_POLL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  // Rate limits (spec: Limits; core/limits): on (default) or off; per-tier numbers; per-minute for
+  // x402 payers and for anonymous 402 challenges per client IP.
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_SANDBOX: tierLimits,
+  RATE_LIMIT_FREE: tierLimits,
+  RATE_LIMIT_STARTER: tierLimits,
+  RATE_LIMIT_PRO: tierLimits,
+  RATE_LIMIT_ENTERPRISE: tierLimits,
+  RATE_LIMIT_X402_PER_MINUTE: z.coerce.number().int().min(1).max(2_000_000_000).default(120),
+  RATE_LIMIT_CHALLENGES_PER_MINUTE: z.coerce.number().int().min(1).max(2_000_000_000).default(60),
+  // Proxies in front of the service that append to X-Forwarded-For (the client IP of the challenge limit).
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 })
 
 export type Config = z.infer<typeof ConfigSchema>
@@ -187,4 +216,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }
   return parsed.data
+}
+
+/** The rate-limit policy of a configuration (defaults in core/limits/rate-limits.ts); undefined when RATE_LIMITS=off. */
+export function rateLimitPolicyOf(config: Config): RateLimitPolicy | undefined {
+  if (config.RATE_LIMITS === 'off') return undefined
+  const tier = (name: Tier, value: string | undefined): TierLimits =>
+    (value === undefined ? undefined : parseTierLimits(value)) ?? DEFAULT_RATE_LIMITS.tiers[name]
+  return {
+    tiers: {
+      sandbox: tier('sandbox', config.RATE_LIMIT_SANDBOX),
+      free: tier('free', config.RATE_LIMIT_FREE),
+      starter: tier('starter', config.RATE_LIMIT_STARTER),
+      pro: tier('pro', config.RATE_LIMIT_PRO),
+      enterprise: tier('enterprise', config.RATE_LIMIT_ENTERPRISE),
+    },
+    x402PerMinute: config.RATE_LIMIT_X402_PER_MINUTE,
+    challengesPerMinute: config.RATE_LIMIT_CHALLENGES_PER_MINUTE,
+  }
 }

@@ -15,6 +15,8 @@ import { sanctionsScreen } from './sanctions-screen.ts'
 import { walletBalance } from './wallet-balance.ts'
 import { watchlistAdd, watchlistDelete, watchlistGet, watchlistList } from './watchlist.ts'
 import { webhooksCreate, webhooksDelete, webhooksDeliveries, webhooksList, webhooksTest } from './webhooks.ts'
+import { usageEndpoints } from './usage-endpoints.ts'
+import { usageSummary } from './usage-summary.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
@@ -44,6 +46,8 @@ export const operations: readonly AnyOperation[] = [
   webhooksDelete,
   webhooksTest,
   webhooksDeliveries,
+  usageSummary,
+  usageEndpoints,
 ] as AnyOperation[]
 
 export {

@@ -11,6 +11,7 @@ import type { ProviderDirectory } from '../providers/provider-directory.ts'
 import type { DataInventoryItem } from '../retention/data-inventory.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 import type { AgentChainReader } from '../sources/agent-chain.ts'
+import type { UsageReports } from '../usage/usage-reports.ts'
 
 /**
  * Everything an operation may use, injected (CONVENTIONS 2). Each port is optional: an operation
@@ -40,6 +41,8 @@ export interface ServiceDeps {
   dataInventory?: { read(caller: KeyCaller): Promise<DataInventoryItem[]> }
   /** Compliance alerts, watchlists and webhooks (issue 10); absent: those operations answer 503. */
   monitoring?: MonitoringPort
+  /** The calling key's usage (GET /v1/usage/summary, /v1/usage/endpoints). */
+  usage?: UsageReports
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */

@@ -28,6 +28,8 @@ const network = {
   ...localX402Env(setup, { settleOnChain: false }),
   ADMIN_API_KEY: TEST_ADMIN_KEY,
   PORT: '0',
+  // Measures the payment paths, not the limiter (core/limits/rate-limit.bench.ts does).
+  RATE_LIMITS: 'off',
 }
 
 // A facilitator that settles at once (the path our own code takes, minus the chain).

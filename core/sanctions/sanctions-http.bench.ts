@@ -183,6 +183,8 @@ async function main(): Promise<void> {
       SANCTIONS_EU_SOURCE: EU_FILE,
       SANCTIONS_UN_SOURCE: UN_FILE,
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
+      // Measures screening throughput, not the limiter (core/limits/rate-limit.bench.ts does).
+      RATE_LIMITS: 'off',
     })
     let sourceReads = 0
     let dbLoadMs: number | undefined

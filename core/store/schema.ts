@@ -20,5 +20,7 @@ export {
   webhookDeliveries,
   webhooks,
 } from './tables/monitoring.ts'
+export { rateLimitCounters } from './tables/limits.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
+export { usageRollups } from './tables/usage.ts'
