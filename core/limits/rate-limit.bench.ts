@@ -17,18 +17,19 @@
  * index makes each screen cheaper, so the limiter's share is, if anything, overstated).
  * Env: DURATION_S (default 5), CONNECTIONS (default 10), ROUNDS (default 5), SHARED_DIR.
  */
+
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import { createService, type Service } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 import { usd } from '../money.ts'
 import { createDatabase, type Database } from '../store/database.ts'
 import { createManualClock } from '../testing/fakes/manual-clock.ts'
 import { startTempPostgres } from '../testing/postgres.ts'
 import { EU_LEGACY_FILE, sanctionsDataPath, UN_FILES } from '../testing/sanctions/shared-data.ts'
+import { testConfig } from '../testing/test-config.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { DEFAULT_RATE_LIMITS } from './rate-limits.ts'
 
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
     const running: Record<string, { service: Service; url: string; apiKey: string; close(): Promise<void> }> =
       {}
     for (const [name, extra] of Object.entries(variants)) {
-      const service = await createService(ConfigSchema.parse({ ...base, ...extra }), {
+      const service = await createService(testConfig({ ...base, ...extra }), {
         database: await open(),
         log: () => {},
       })
