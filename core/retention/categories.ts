@@ -111,6 +111,56 @@ export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
     defaultRetentionDays: 730,
     legalNote: 'Public official lists: two years of alerts history',
   },
+  {
+    category: 'usage_rollups',
+    description: 'Hourly call counts, cost and latency per key and operation (the usage reports)',
+    table: 'usage_rollups',
+    timestampColumn: 'hour',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 395,
+    legalNote: 'GDPR Art. 6(1)(b): usage reports; kept as long as the usage log they summarise',
+  },
+  {
+    category: 'compliance_alerts',
+    description:
+      'Sanctions list changes, and the ones that touch a name, register number or wallet a key checked or watches (with the match)',
+    table: 'compliance_alerts',
+    timestampColumn: 'created_at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 730,
+    legalNote: 'GDPR Art. 6(1)(b) and (c): the caller’s sanctions monitoring; two years of alert history',
+  },
+  {
+    category: 'watchlist',
+    description: 'Names, register numbers and wallet addresses a key asked to monitor',
+    table: 'watchlist_entries',
+    timestampColumn: 'created_at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 3650,
+    cleanup: 'owner',
+    ownerCleanupEveryMs: 24 * 60 * 60_000,
+    legalNote:
+      'GDPR Art. 6(1)(b): kept while the key monitors it; the key removes an entry with DELETE /v1/watchlist/{id}',
+  },
+  {
+    category: 'webhook_deliveries',
+    description: 'Signed event deliveries to a key’s webhooks (event, body, status), finished ones only',
+    table: 'webhook_deliveries',
+    timestampColumn: 'created_at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 90,
+    deletableWhere: "status <> 'queued'",
+    legalNote: 'GDPR Art. 6(1)(b): lets a receiver debug and re-check deliveries; three months',
+  },
+  {
+    category: 'webhook_attempts',
+    description:
+      'Each delivery attempt (status code, duration, error), shown in GET /v1/webhooks/{id}/deliveries',
+    table: 'webhook_attempts',
+    timestampColumn: 'at',
+    defaultRetentionDays: 90,
+    legalNote: 'GDPR Art. 6(1)(b): delivery debugging; three months, as the deliveries',
+  },
 ]
 
 /**
