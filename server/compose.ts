@@ -139,6 +139,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       breakers,
       sanctions: sanctions.service,
       facilitatorBreaker: payments.facilitatorBreaker,
+      agentChain: {
+        breaker: agentChain.reader?.breaker,
+        chainId: agentChain.reader?.chainId ?? 0,
+        registries: agentChain.registries,
+      },
     }),
     dataInventory: retention.inventory,
     monitoring: monitoring.port,

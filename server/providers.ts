@@ -39,6 +39,12 @@ export interface ProviderInputs {
   breakers: Required<CompanySourceBreakers>
   sanctions: Pick<SanctionsService, 'status'>
   facilitatorBreaker?: CircuitBreaker
+  /** The agent checks' chain: its RPC breaker and the ERC-8004 registry addresses in use. */
+  agentChain?: {
+    breaker?: CircuitBreaker
+    chainId: number
+    registries: { identity: string; reputation: string }
+  }
 }
 
 /**
@@ -81,9 +87,25 @@ export function buildProviderDirectory(inputs: ProviderInputs): ProviderDirector
       },
     }
   }
+  const agentBreaker = inputs.agentChain?.breaker
   if (config.BASE_RPC_URL) {
     runtime.base_rpc = {
       endpointUrl: publicEndpoint(config.BASE_RPC_URL, 'origin'),
+      status: () =>
+        agentBreaker && config.AGENT_CHAIN === 'base'
+          ? statusOfCircuit(agentBreaker.state())
+          : { status: 'active' },
+    }
+  }
+  if (inputs.agentChain && agentBreaker) {
+    const { chainId, registries } = inputs.agentChain
+    // A registry answers through the chain's RPC: its health is that RPC's circuit.
+    runtime.erc8004_identity = fromBreaker(agentBreaker, `eip155:${chainId}:${registries.identity}`)
+    runtime.erc8004_reputation = fromBreaker(agentBreaker, `eip155:${chainId}:${registries.reputation}`)
+  }
+  if (config.SOLANA_RPC_URL && config.SOLANA_FEE_PAYER_KEY) {
+    runtime.solana_rpc = {
+      endpointUrl: publicEndpoint(config.SOLANA_RPC_URL, 'origin'),
       status: () => ({ status: 'active' }),
     }
   }
