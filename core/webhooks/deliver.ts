@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
-import { Agent, request } from 'undici'
+import type { Agent } from 'undici'
 import { WEBHOOK_LIMITS } from './events.ts'
+import { undici } from './undici.ts'
 import { checkWebhookUrl, type UrlGuardOptions } from './url-guard.ts'
 
 /**
@@ -71,7 +72,7 @@ export async function deliverOnce(
   const timeoutMs = options.timeoutMs ?? WEBHOOK_LIMITS.timeoutMs
   const { address, family } = check
   const createAgent = () =>
-    new Agent({
+    new undici.Agent({
       connect: {
         ...(options.testReceivers ? { ca: options.testReceivers.ca } : {}),
         // SNI carries names only; an IP-literal URL is verified against the certificate's IP SANs.
@@ -95,7 +96,7 @@ export async function deliverOnce(
     ? pooled.get(`${address}|${check.hostname}|${check.port}|${timeoutMs}`, createAgent)
     : createAgent()
   try {
-    const response = await request(check.url, {
+    const response = await undici.request(check.url, {
       method: 'POST',
       body,
       headers: {
