@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { readSolanaSecretKey } from '../core/payments/solana-fee-payer.ts'
 import type { Tier } from '../core/context.ts'
 import {
   DEFAULT_RATE_LIMITS,
@@ -7,6 +6,7 @@ import {
   type RateLimitPolicy,
   type TierLimits,
 } from '../core/limits/index.ts'
+import { readSolanaSecretKey } from '../core/payments/solana-fee-payer.ts'
 
 const optionalString = z
   .string()

@@ -1,6 +1,6 @@
 import { agentCheck } from './agent-check.ts'
-import { dataInventory } from './data-inventory.ts'
 import { complianceAlerts } from './compliance-alerts.ts'
+import { dataInventory } from './data-inventory.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
@@ -12,11 +12,11 @@ import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
+import { usageEndpoints } from './usage-endpoints.ts'
+import { usageSummary } from './usage-summary.ts'
 import { walletBalance } from './wallet-balance.ts'
 import { watchlistAdd, watchlistDelete, watchlistGet, watchlistList } from './watchlist.ts'
 import { webhooksCreate, webhooksDelete, webhooksDeliveries, webhooksList, webhooksTest } from './webhooks.ts'
-import { usageEndpoints } from './usage-endpoints.ts'
-import { usageSummary } from './usage-summary.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this

@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { createService } from '../../../server/compose.ts'
-import { loadConfig } from '../../../server/config.ts'
 import { testConfig } from '../test-config.ts'
 
 const caFile = process.env.TEST_WEBHOOK_CA_FILE
