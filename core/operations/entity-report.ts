@@ -4,8 +4,8 @@ import { ownerOf, pepExtendedOf } from '../checks/index.ts'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { buildEvidence } from '../reports/evidence.ts'
-import type { ReportIdentifier } from '../reports/report-store.ts'
 import { type EntityReport, EntityReportSchema } from '../reports/report-schema.ts'
+import type { ReportIdentifier } from '../reports/report-store.ts'
 import {
   cbeNumberSchema,
   countrySchema,
@@ -29,7 +29,9 @@ export const EntityReportInput = z
       .min(1)
       .max(100)
       .optional()
-      .describe('Id of an entity check this key stored earlier; the report is built from it without asking the sources again'),
+      .describe(
+        'Id of an entity check this key stored earlier; the report is built from it without asking the sources again',
+      ),
     entity_name: entityNameSchema.optional().describe('Legal name (required without check_id)'),
     country: countrySchema.optional().describe('ISO 3166-1 alpha-2 (required without check_id)'),
     kvk_number: kvkNumberSchema.optional().describe('Dutch KVK number, 8 digits'),
@@ -69,7 +71,8 @@ const SCOPE_NOTE =
 
 function reportsOf(ctx: OperationContext) {
   const reports = ctx.deps.reports
-  if (!reports) throw new ServiceError('unavailable', 'reports are not available on this service', { retryAfter: 30 })
+  if (!reports)
+    throw new ServiceError('unavailable', 'reports are not available on this service', { retryAfter: 30 })
   return reports
 }
 
@@ -81,7 +84,7 @@ async function resolveCheck(
 ): Promise<{ checkInput: CheckInput; result: CheckResult & { check_id: string; entity_hash: string } }> {
   if (input.check_id !== undefined) {
     const stored = await ctx.deps.checks?.get(owner, input.check_id)
-    if (!stored || stored.operation !== 'entity_check') {
+    if (stored?.operation !== 'entity_check') {
       throw new ServiceError('not_found', `no entity check ${input.check_id} stored for this caller`, {
         extra: { errorCode: 'check_not_found' },
       })
@@ -106,14 +109,15 @@ function identifiersOf(input: CheckInput): ReportIdentifier[] {
   if (input.domain) out.push({ kind: 'domain', value: input.domain })
   if (input.wallet_address) out.push({ kind: 'wallet_address', value: input.wallet_address })
   if (input.kvk_number) out.push({ kind: 'register_number', value: `NL:${input.kvk_number}` })
-  if (input.cbe_number) out.push({ kind: 'register_number', value: `BE:${input.cbe_number.replace(/\D/g, '')}` })
+  if (input.cbe_number)
+    out.push({ kind: 'register_number', value: `BE:${input.cbe_number.replace(/\D/g, '')}` })
   return out
 }
 
 function domainSection(input: CheckInput, result: CheckResult): EntityReport['domain'] {
   if (!input.domain) return { status: 'not_requested', domain: null, domain_age_days: null }
   const rdap = result.sources?.find((source) => source.source === 'rdap')
-  if (!rdap || rdap.status !== 'ok') return { status: 'unavailable', domain: input.domain, domain_age_days: null }
+  if (rdap?.status !== 'ok') return { status: 'unavailable', domain: input.domain, domain_age_days: null }
   const age = result.risk_factors
     .filter((factor) => factor.source === 'rdap')
     .map((factor) => /registered (\d+) days ago/.exec(factor.evidence)?.[1])
@@ -121,11 +125,24 @@ function domainSection(input: CheckInput, result: CheckResult): EntityReport['do
   return { status: 'ok', domain: input.domain, domain_age_days: age === undefined ? null : Number(age) }
 }
 
-async function sanctionsSection(ctx: OperationContext, name: string, country: string): Promise<EntityReport['sanctions']> {
+async function sanctionsSection(
+  ctx: OperationContext,
+  name: string,
+  country: string,
+): Promise<EntityReport['sanctions']> {
   const screen = ctx.deps.sanctions
-  const result = screen ? await screen.screenName(name, country) : { status: 'unavailable' as const, reason: 'sanctions_lists_not_loaded' }
+  const result = screen
+    ? await screen.screenName(name, country)
+    : { status: 'unavailable' as const, reason: 'sanctions_lists_not_loaded' }
   if (result.status === 'unavailable') {
-    return { status: 'unavailable', result: null, threshold: SANCTIONS_THRESHOLD, lists: [], matches: [], reason: result.reason }
+    return {
+      status: 'unavailable',
+      result: null,
+      threshold: SANCTIONS_THRESHOLD,
+      lists: [],
+      matches: [],
+      reason: result.reason,
+    }
   }
   return {
     status: 'ok',
@@ -146,20 +163,39 @@ async function pepSection(ctx: OperationContext, name: string, country: string) 
   const pep = ctx.deps.deepCheck?.pep
   if (!pep) {
     return {
-      section: { status: 'not_configured', exposure: null, matches: [], reason: 'not_configured' } as EntityReport['pep'],
+      section: {
+        status: 'not_configured',
+        exposure: null,
+        matches: [],
+        reason: 'not_configured',
+      } as EntityReport['pep'],
       source: null,
     }
   }
   const result = await pep.match({ name, country })
   if (result.status !== 'ok') {
     return {
-      section: { status: 'unavailable', exposure: null, matches: [], reason: result.reason } as EntityReport['pep'],
-      source: { source: result.source, status: 'unavailable' as const, reason: result.reason, fetched_at: result.fetched_at },
+      section: {
+        status: 'unavailable',
+        exposure: null,
+        matches: [],
+        reason: result.reason,
+      } as EntityReport['pep'],
+      source: {
+        source: result.source,
+        status: 'unavailable' as const,
+        reason: result.reason,
+        fetched_at: result.fetched_at,
+      },
     }
   }
   const extended = pepExtendedOf(result.data, result.fetched_at)
   return {
-    section: { status: 'ok', exposure: extended.pep_exposure, matches: extended.matches } as EntityReport['pep'],
+    section: {
+      status: 'ok',
+      exposure: extended.pep_exposure,
+      matches: extended.matches,
+    } as EntityReport['pep'],
     source: { source: result.source, status: 'ok' as const, fetched_at: result.fetched_at },
   }
 }
@@ -185,7 +221,15 @@ export async function buildEntityReport(input: ReportInput, ctx: OperationContex
   ])
   const now = ctx.clock.now()
   const entity: EntityReport['entity'] = { entity_name: name, country, entity_hash: result.entity_hash }
-  for (const field of ['kvk_number', 'cbe_number', 'vat_number', 'domain', 'iban', 'wallet_address', 'wallet_chain'] as const) {
+  for (const field of [
+    'kvk_number',
+    'cbe_number',
+    'vat_number',
+    'domain',
+    'iban',
+    'wallet_address',
+    'wallet_chain',
+  ] as const) {
     const value = checkInput[field]
     if (value !== undefined) entity[field] = value
   }
@@ -265,7 +309,7 @@ export const reportGet = defineOperation({
   id: 'report_get',
   http: { method: 'GET', path: '/v1/reports/{report_id}' },
   title: 'Get a report',
-  summary: 'A stored entity report of this key, exactly as delivered (404 for unknown or another key\'s)',
+  summary: "A stored entity report of this key, exactly as delivered (404 for unknown or another key's)",
   description:
     'Free for the key that created the report; any other key gets 404. Over HTTP, Accept: text/html (or ?format=html) gives the printable page. Reports bought with x402 alone are delivered once in the POST answer (there is no key to fetch them again).',
   input: ReportGetInput,
@@ -276,7 +320,10 @@ export const reportGet = defineOperation({
     const reports = reportsOf(ctx)
     const who = ownerOf(ctx.caller)
     const stored = who ? await reports.store.get(who.owner, input.report_id) : null
-    if (!stored) throw new ServiceError('not_found', `no report ${input.report_id}`, { extra: { errorCode: 'report_not_found' } })
+    if (!stored)
+      throw new ServiceError('not_found', `no report ${input.report_id}`, {
+        extra: { errorCode: 'report_not_found' },
+      })
     return stored.report as EntityReport
   },
 })

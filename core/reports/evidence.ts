@@ -1,9 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import {
+  CompactSign,
   type CryptoKey,
   calculateJwkThumbprint,
-  CompactSign,
   compactVerify,
   exportJWK,
   generateKeyPair,
@@ -57,7 +57,9 @@ async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<
     keyId,
     publicJwk,
     async sign(payload) {
-      const jws = await new CompactSign(payload).setProtectedHeader({ alg: 'EdDSA', kid: keyId }).sign(privateKey)
+      const jws = await new CompactSign(payload)
+        .setProtectedHeader({ alg: 'EdDSA', kid: keyId })
+        .sign(privateKey)
       const [header, , signature] = jws.split('.')
       return `${header}..${signature}`
     },
@@ -129,7 +131,10 @@ export async function verifyReport(
     problems.push('evidence.signature is not a detached compact JWS')
   } else {
     try {
-      const header = JSON.parse(Buffer.from(parts[0] ?? '', 'base64url').toString('utf8')) as { kid?: string; alg?: string }
+      const header = JSON.parse(Buffer.from(parts[0] ?? '', 'base64url').toString('utf8')) as {
+        kid?: string
+        alg?: string
+      }
       const jwk = jwks.keys.find((key) => key.kid === header.kid)
       if (!jwk) problems.push(`no key ${header.kid} in the JWKS`)
       else if (header.alg !== 'EdDSA') problems.push(`unexpected algorithm ${header.alg}`)
@@ -142,5 +147,11 @@ export async function verifyReport(
       problems.push(`signature does not verify: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
-  return { ok: hashMatches && signatureValid, hash_matches: hashMatches, signature_valid: signatureValid, computed_hash: computed, problems }
+  return {
+    ok: hashMatches && signatureValid,
+    hash_matches: hashMatches,
+    signature_valid: signatureValid,
+    computed_hash: computed,
+    problems,
+  }
 }

@@ -35,7 +35,9 @@ export const EntityReportSchema = z
         status: z.enum(['ok', 'unavailable']),
         result: z.enum(['no_match', 'possible_match']).nullable().describe('null when unavailable'),
         threshold: z.number().describe('Lowest match_score reported as a possible match (NAME_MATCHING.md)'),
-        lists: z.array(z.object({ list: z.string(), date: z.string() }).strict()).describe('Lists screened and their dates'),
+        lists: z
+          .array(z.object({ list: z.string(), date: z.string() }).strict())
+          .describe('Lists screened and their dates'),
         matches: z
           .array(
             z
@@ -111,7 +113,9 @@ export const EntityReportSchema = z
           z
             .object({
               report_id: z.string(),
-              kind: z.string().describe('vat_number, iban, domain, wallet_address, register_number or director'),
+              kind: z
+                .string()
+                .describe('vat_number, iban, domain, wallet_address, register_number or director'),
               value: z.string(),
               entity_name: z.string().nullable(),
               created_at: z.string(),
@@ -123,10 +127,14 @@ export const EntityReportSchema = z
     sources: z.array(SourceRow).describe('Every source with its status'),
     evidence: z
       .object({
-        report_hash: z.string().describe('Hex SHA-256 of the RFC 8785 canonical JSON of the report without evidence'),
+        report_hash: z
+          .string()
+          .describe('Hex SHA-256 of the RFC 8785 canonical JSON of the report without evidence'),
         hash_algorithm: z.literal('SHA-256'),
         canonicalization: z.literal('RFC 8785 (JCS)'),
-        signature: z.string().describe('Detached compact JWS (header..signature), EdDSA over the same canonical bytes'),
+        signature: z
+          .string()
+          .describe('Detached compact JWS (header..signature), EdDSA over the same canonical bytes'),
         signature_algorithm: z.literal('EdDSA (Ed25519)'),
         key_id: z.string().describe('kid of the key in /.well-known/jwks.json'),
         jwks_url: z.string(),

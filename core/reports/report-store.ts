@@ -3,7 +3,14 @@ import type { Db } from '../store/database.ts'
 import { entityReports, reportIdentifiers } from '../store/schema.ts'
 
 /** Kinds of identifier two reports can share (spec: correlations). */
-export const IDENTIFIER_KINDS = ['vat_number', 'iban', 'domain', 'wallet_address', 'register_number', 'director'] as const
+export const IDENTIFIER_KINDS = [
+  'vat_number',
+  'iban',
+  'domain',
+  'wallet_address',
+  'register_number',
+  'director',
+] as const
 export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number]
 
 export interface ReportIdentifier {
@@ -36,7 +43,11 @@ export interface ReportStore {
   /** A report of this owner; null for an unknown id or another owner's. */
   get(owner: string, id: string): Promise<StoredReport | null>
   /** This owner's earlier reports sharing any of the identifiers (newest first, at most `limit`). */
-  correlate(owner: string, identifiers: readonly ReportIdentifier[], limit?: number): Promise<CorrelationLink[]>
+  correlate(
+    owner: string,
+    identifiers: readonly ReportIdentifier[],
+    limit?: number,
+  ): Promise<CorrelationLink[]>
   /** The newest report of an entity, whoever made it (public badge: trust level and date only). */
   latestForEntity(entityHash: string): Promise<{ trustLevel: string; createdAt: Date } | null>
 }
@@ -74,7 +85,10 @@ export function createReportStore(db: Db): ReportStore {
           ...new Map(
             identifiers.map((identifier) => {
               const value = normaliseIdentifier(identifier.kind, identifier.value)
-              return [`${identifier.kind}:${value}`, { reportId: report.id, owner: report.owner, kind: identifier.kind, value }]
+              return [
+                `${identifier.kind}:${value}`,
+                { reportId: report.id, owner: report.owner, kind: identifier.kind, value },
+              ]
             }),
           ).values(),
         ]
@@ -115,7 +129,9 @@ export function createReportStore(db: Db): ReportStore {
         kind: row.kind as IdentifierKind,
         value: row.value,
         entity_name:
-          ((row.report as { entity?: { entity_name?: unknown } }).entity?.entity_name as string | undefined) ?? null,
+          ((row.report as { entity?: { entity_name?: unknown } }).entity?.entity_name as
+            | string
+            | undefined) ?? null,
         created_at: row.createdAt.toISOString(),
       }))
     },

@@ -12,6 +12,16 @@ export {
   kboStopped,
 } from './tables/kbo.ts'
 export { apiKeys, keyReservations, usageEvents } from './tables/keys.ts'
+export { rateLimitCounters } from './tables/limits.ts'
+export {
+  alertDiffRuns,
+  complianceAlerts,
+  watchlistEntries,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+} from './tables/monitoring.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
-export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
 export { entityReports, reportIdentifiers } from './tables/reports.ts'
+export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
+export { usageRollups } from './tables/usage.ts'

@@ -31,7 +31,9 @@ export const entityReports = pgTable(
 export const reportIdentifiers = pgTable(
   'report_identifiers',
   {
-    reportId: text('report_id').notNull(),
+    reportId: text('report_id')
+      .notNull()
+      .references(() => entityReports.id, { onDelete: 'cascade' }),
     owner: text('owner').notNull(),
     kind: text('kind').notNull(),
     value: text('value').notNull(),

@@ -23,6 +23,8 @@ export {
   VIES_FAKE_RECORDS,
   viesErrorResponse,
 } from './fake-vies-server.ts'
+export type { FakeWebhookReceiver, ReceivedDelivery } from './fake-webhook-receiver.ts'
+export { startFakeWebhookReceiver } from './fake-webhook-receiver.ts'
 export type { FakeYenteEntity } from './fake-yente-server.ts'
 export { startFakeYenteServer, YENTE_FAKE_ENTITIES } from './fake-yente-server.ts'
 export { KBO_FULL_FIXTURE_DIR, kboMemorySource } from './kbo-extract.ts'
