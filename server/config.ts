@@ -109,6 +109,10 @@ export const ConfigSchema = z.object({
   CREDIT_PROVIDER: z.enum(['off', 'openapi']).default('off'),
   OPENAPI_RISK_URL: z.url().default('https://risk.openapi.com'),
   OPENAPI_RISK_TOKEN: optionalString,
+  // Entity report signing key (Ed25519, PKCS#8 PEM): inline or a file path. Required in production;
+  // otherwise generated once and kept sealed (AES-256-GCM, webhook secret keys) in DATA_DIR.
+  REPORT_SIGNING_KEY: optionalString,
+  REPORT_SIGNING_KEY_FILE: optionalString,
   // x402 payments (spec: Authentication, x402 details). x402 is on when a payTo is set.
   X402_PAY_TO: optionalString.pipe(
     z

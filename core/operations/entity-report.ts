@@ -4,6 +4,7 @@ import { ownerOf, pepExtendedOf } from '../checks/index.ts'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { buildEvidence } from '../reports/evidence.ts'
+import { reportHtml } from '../reports/report-html.ts'
 import { type EntityReport, EntityReportSchema } from '../reports/report-schema.ts'
 import type { ReportIdentifier } from '../reports/report-store.ts'
 import {
@@ -302,12 +303,22 @@ export const entityReport = defineOperation({
 })
 
 export const ReportGetInput = z
-  .object({ report_id: z.string().min(1).max(100).describe('Id from POST /v1/reports/entity') })
+  .object({
+    report_id: z.string().min(1).max(100).describe('Id from POST /v1/reports/entity'),
+    format: z
+      .enum(['json', 'html'])
+      .optional()
+      .describe('html: the printable page (as Accept: text/html); default json'),
+  })
   .strict()
 
 export const reportGet = defineOperation({
   id: 'report_get',
-  http: { method: 'GET', path: '/v1/reports/{report_id}' },
+  http: {
+    method: 'GET',
+    path: '/v1/reports/{report_id}',
+    html: (output: EntityReport) => reportHtml(output),
+  },
   title: 'Get a report',
   summary: "A stored entity report of this key, exactly as delivered (404 for unknown or another key's)",
   description:
