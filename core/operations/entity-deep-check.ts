@@ -153,7 +153,7 @@ export const entityDeepCheck = defineOperation({
   summary:
     'Deep check: PEP and relatives/close associates, Dutch insolvency register, adverse media, Italian credit',
   description:
-    'Tiers by X-Response-Quality: fresh (PEP/RCA through an OpenSanctions-compatible matching API, plus the Dutch Centraal Insolventieregister when country is NL) and enhanced (the same plus adverse media from GDELT). credit_report_identifier adds an Italian credit report (country IT, when enabled; otherwise 403 credit_tier_not_enabled). All sources are asked at once; when a source the tier needs cannot be reached the answer is 503 with errorCode <source>_unavailable and nothing is charged (key debit released, x402 not settled). cached is not a deep-check tier and runs (and charges) fresh.',
+    'Quality tiers: fresh (PEP/RCA through an OpenSanctions-compatible matching API, plus the Dutch Centraal Insolventieregister when country is NL) and enhanced (the same plus adverse media from GDELT). credit_report_identifier adds an Italian credit report (country IT, when enabled; otherwise 403 credit_tier_not_enabled). All sources are asked at once; when a source the tier needs cannot be reached the answer is 503 with errorCode <source>_unavailable and nothing is charged (key debit released, x402 not settled). cached is not a deep-check tier and runs (and charges) fresh.',
   input: EntityDeepCheckInput,
   output: EntityDeepCheckResult,
   price: PRICES.entity_deep_check,

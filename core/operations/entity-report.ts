@@ -293,7 +293,7 @@ export const entityReport = defineOperation({
   http: { method: 'POST', path: '/v1/reports/entity' },
   summary: 'Signed entity report from one real check: sanctions, PEP, domain, risk, correlations, evidence',
   description:
-    "Runs one real entity check (or takes check_id of one this caller stored) and builds a report a compliance officer can file: entity, sanctions, PEP/RCA, domain, risk, every finding and source with its status, correlations with this caller's earlier reports, and evidence anyone can verify offline (evidence.report_hash: SHA-256 over the RFC 8785 canonical JSON of the report without evidence; evidence.signature: Ed25519 detached JWS over the same bytes, key in /.well-known/jwks.json). Sandbox keys get 403. Fixed price; X-Response-Quality does not apply (the check always runs fresh).",
+    "Runs one real entity check (or takes check_id of one this caller stored) and builds a report a compliance officer can file: entity, sanctions, PEP/RCA, domain, risk, every finding and source with its status, correlations with this caller's earlier reports, and evidence anyone can verify offline (evidence.report_hash: SHA-256 over the RFC 8785 canonical JSON of the report without evidence; evidence.signature: Ed25519 detached JWS over the same bytes, key in /.well-known/jwks.json). Sandbox keys get 403. Fixed price; the quality tier does not apply (the check always runs fresh).",
   input: EntityReportInput,
   output: EntityReportSchema,
   price: PRICES.entity_report,
@@ -322,7 +322,7 @@ export const reportGet = defineOperation({
   title: 'Get a report',
   summary: "A stored entity report of this key, exactly as delivered (404 for unknown or another key's)",
   description:
-    'Free for the key that created the report; any other key gets 404. Over HTTP, Accept: text/html (or ?format=html) gives the printable page. Reports bought with x402 alone are delivered once in the POST answer (there is no key to fetch them again).',
+    'Free for the key that created the report; any other key gets 404. Over HTTP, format=html (or accepting text/html) gives the printable page. Reports bought with x402 alone are delivered once in the POST answer (there is no key to fetch them again).',
   input: ReportGetInput,
   output: EntityReportSchema,
   price: null,
