@@ -28,7 +28,7 @@ export function reportHtml(report: EntityReport): string {
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#111;max-width:60em}
 h1{font-size:1.4em}h2{font-size:1.1em;border-bottom:1px solid #999;margin-top:1.5em}
-table{border-collapse:collapse;width:100%;font-size:.9em}td,th{border:1px solid #bbb;padding:.25em .5em;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;font-size:.9em}td,th{border:1px solid #bbb;padding:.25em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 code{word-break:break-all;font-size:.8em}.empty{color:#555}
 @media print{body{margin:0}}
 </style>
