@@ -118,7 +118,8 @@ describe('public discovery routes (unconfigured: placeholders, no x402)', () => 
     expect(body.sanctions_lists.map((list) => list.list_key)).toEqual(['ofac_sdn', 'eu', 'un'])
     expect(body.sanctions_lists.every((list) => list.loaded === false)).toBe(true)
     expect(body.payments).toEqual({ x402_enabled: false, networks: [] })
-    expect(body.report_signing.key_id).toBeNull()
+    // The entity reports' signing key (RFC 7638 thumbprint of its public JWK).
+    expect(body.report_signing.key_id).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(body.uptime_s).toBeGreaterThanOrEqual(0)
   })
 

@@ -163,6 +163,36 @@ export const discoveryRoutePaths: Record<string, Record<string, unknown>> = {
     'Streamable HTTP URL, stdio command, the key header, an mcpServers block for client config files, and every tool with its price.',
     jsonSuccess('The MCP connection document', mcpManifestSchema),
   ),
+  '/.well-known/jwks.json': get(
+    'report_signing_jwks',
+    "Public key of the entity reports' signatures (JWKS)",
+    'The Ed25519 public key (JWK with kid) that verifies evidence.signature of every entity report: a detached JWS over the RFC 8785 canonical JSON of the report without evidence. Its kid is also in /v1/self-verify (report_signing.key_id).',
+    jsonSuccess('The JSON Web Key Set', {
+      type: 'object',
+      required: ['keys'],
+      properties: { keys: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+    }),
+  ),
+  '/v1/badge/{entity_id}': {
+    get: {
+      operationId: 'entity_badge',
+      tags: TAGS,
+      summary: 'Entity badge (SVG): trust level and date of the latest report',
+      description:
+        'A small SVG with the trust level and the date of the newest entity report on this entity (any key\'s), or "unknown". No name, number or other personal data. Public: never 401, 402 or 403; cached for 5 minutes.',
+      security: PUBLIC,
+      parameters: [
+        {
+          name: 'entity_id',
+          in: 'path',
+          required: true,
+          description: 'entity.entity_hash of a report (hex SHA-256); anything else gets the "unknown" badge',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: { 200: textSuccess('The badge', 'image/svg+xml'), ...errorResponses([500]) },
+    },
+  },
   '/.well-known/security.txt': get(
     'security_txt',
     'Security contact (RFC 9116)',

@@ -11,6 +11,7 @@ import {
   operations as registry,
   type ServiceDeps,
 } from '../core/operations/index.ts'
+import { createReportStore } from '../core/reports/report-store.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
@@ -22,15 +23,18 @@ import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
+import { reportPublicRoutes } from '../http/routes/report-public-routes.ts'
 import { statusOfOutcome } from '../http/status.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
 import { type Config, rateLimitPolicyOf } from './config.ts'
+import { buildDeepCheckSources } from './deep-check-sources.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
+import { buildReportSigner } from './report-signing.ts'
 import { buildRetention } from './retention.ts'
 import { buildSanctions, listHealth } from './sanctions.ts'
 
@@ -101,7 +105,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const retention = buildRetention(config, database, clock, log)
   const breakers = createCompanySourceBreakers(clock)
   const embedded = database.kind === 'pglite' && !overrides.database
-  const monitoring = buildMonitoring(config, database, clock, log, webhookSecretBox(config, embedded), {
+  const secretBox = webhookSecretBox(config, embedded)
+  const reportSigner = await buildReportSigner(config, embedded, secretBox)
+  const reportStore = createReportStore(database.db)
+  const monitoring = buildMonitoring(config, database, clock, log, secretBox, {
     instanceId,
     ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
   })
@@ -119,6 +126,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db, breakers),
     checks: createCheckStore(database.db),
+    deepCheck: buildDeepCheckSources(config, clock),
+    reports: {
+      store: reportStore,
+      signer: reportSigner,
+      jwksUrl: `${publicBaseUrlOf(config).replace(/\/+$/, '')}/.well-known/jwks.json`,
+    },
     keys,
     ...(agentChain.reader ? { agentChain: agentChain.reader } : {}),
     agentRegistries: agentChain.registries,
@@ -192,6 +205,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     payment: payments.x402?.config,
     sanctions: sanctions.service,
     storedCategories: retention.notes,
+    reportSigningKeyId: reportSigner.keyId,
   })
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
@@ -213,6 +227,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     routes: [
       paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
       discoveryRoutes({ ...discovery, operations }),
+      reportPublicRoutes({ signer: reportSigner, store: reportStore, clock }),
       docsRoutes(),
       adminSanctionsRoutes(keys, {
         sanctions: sanctions.service,

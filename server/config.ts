@@ -88,6 +88,31 @@ export const ConfigSchema = z.object({
   DNS_SERVERS: optionalString,
   SOURCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   KBO_DATA_DIR: optionalString,
+  // Deep check (server/deep-check-sources.ts). PEP/RCA: an OpenSanctions-compatible yente; unset: not configured.
+  YENTE_URL: optionalString.pipe(z.url().optional()),
+  YENTE_API_KEY: optionalString,
+  YENTE_DATASET: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/, 'a dataset name such as default or peps')
+    .default('default'),
+  // Dutch insolvency register web service: needs both credentials (free CIR account).
+  CIR_URL: z.url().default('https://webservice.rechtspraak.nl/cir.asmx'),
+  CIR_USERNAME: optionalString,
+  CIR_PASSWORD: optionalString,
+  // Adverse media: the GDELT DOC 2.0 API (`off` disables the enhanced tier's source).
+  GDELT_DOC_URL: z
+    .string()
+    .default('https://api.gdeltproject.org/api/v2/doc/doc')
+    .refine((value) => value === 'off' || URL.canParse(value), 'an http(s) URL or off'),
+  GDELT_MAX_ARTICLES: z.coerce.number().int().min(1).max(250).default(10),
+  // Credit tier (Italian credit reports): off unless a provider is named.
+  CREDIT_PROVIDER: z.enum(['off', 'openapi']).default('off'),
+  OPENAPI_RISK_URL: z.url().default('https://risk.openapi.com'),
+  OPENAPI_RISK_TOKEN: optionalString,
+  // Entity report signing key (Ed25519, PKCS#8 PEM): inline or a file path. Required in production;
+  // otherwise generated once and kept sealed (AES-256-GCM, webhook secret keys) in DATA_DIR.
+  REPORT_SIGNING_KEY: optionalString,
+  REPORT_SIGNING_KEY_FILE: optionalString,
   // x402 payments (spec: Authentication, x402 details). x402 is on when a payTo is set.
   X402_PAY_TO: optionalString.pipe(
     z
@@ -214,6 +239,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
     throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  if (parsed.data.CREDIT_PROVIDER === 'openapi' && !parsed.data.OPENAPI_RISK_TOKEN) {
+    throw new Error('invalid configuration:\n  OPENAPI_RISK_TOKEN: required when CREDIT_PROVIDER=openapi')
+  }
+  if (Boolean(parsed.data.CIR_USERNAME) !== Boolean(parsed.data.CIR_PASSWORD)) {
+    throw new Error('invalid configuration:\n  CIR_USERNAME, CIR_PASSWORD: set both or neither')
   }
   return parsed.data
 }

@@ -51,6 +51,8 @@ export interface DiscoveryInputs {
   sanctions: Pick<SanctionsService, 'status'>
   /** Stored data categories for the privacy placeholder (the retention registry). */
   storedCategories: readonly StoredCategoryNote[]
+  /** kid of the report signing key (self-verify report_signing.key_id). */
+  reportSigningKeyId?: string
 }
 
 /** The facts and texts of the public discovery routes, from config and the running parts. */
@@ -80,8 +82,7 @@ export function buildDiscovery(inputs: DiscoveryInputs): Omit<DiscoveryRoutesOpt
         fetched_at: status.loaded?.fetched_at.toISOString() ?? null,
         checked_at: status.loaded?.checked_at.toISOString() ?? null,
       })),
-    // Report signing (another issue) sets this to the JWS key id of its signing key.
-    reportSigningKeyId: null,
+    reportSigningKeyId: inputs.reportSigningKeyId ?? null,
   }
   const terms: LegalDocument = termsDocument(
     readLegalFile('LEGAL_TERMS_FILE', config.LEGAL_TERMS_FILE),

@@ -103,6 +103,16 @@ export function buildProviderDirectory(inputs: ProviderInputs): ProviderDirector
     runtime.erc8004_identity = fromBreaker(agentBreaker, `eip155:${chainId}:${registries.identity}`)
     runtime.erc8004_reputation = fromBreaker(agentBreaker, `eip155:${chainId}:${registries.reputation}`)
   }
+  // Deep-check sources: listed active when configured (each call reports its own failures).
+  const configured = (endpoint: string): ProviderRuntime => ({
+    endpointUrl: publicEndpoint(endpoint),
+    status: () => ({ status: 'active' }),
+  })
+  if (config.YENTE_URL) runtime.yente = configured(config.YENTE_URL)
+  if (config.CIR_USERNAME && config.CIR_PASSWORD) runtime.insolvency_nl = configured(config.CIR_URL)
+  if (config.GDELT_DOC_URL !== 'off') runtime.gdelt = configured(config.GDELT_DOC_URL)
+  if (config.CREDIT_PROVIDER === 'openapi' && config.OPENAPI_RISK_TOKEN)
+    runtime.credit_it = configured(config.OPENAPI_RISK_URL)
   if (config.SOLANA_RPC_URL && config.SOLANA_FEE_PAYER_KEY) {
     runtime.solana_rpc = {
       endpointUrl: publicEndpoint(config.SOLANA_RPC_URL, 'origin'),

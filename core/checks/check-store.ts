@@ -30,6 +30,8 @@ export interface CheckStore {
   save(check: StoredCheck): Promise<void>
   /** The newest result of the same operation and inputs for this owner created at or after `since`. */
   findRecent(owner: string, operation: string, inputHash: string, since: Date): Promise<StoredCheck | null>
+  /** One stored check of this owner by id; null for an unknown id or another owner's check. */
+  get(owner: string, id: string): Promise<StoredCheck | null>
   /** This owner's checks of an entity, newest first. */
   history(
     owner: string,
@@ -71,6 +73,14 @@ export function createCheckStore(db: Db): CheckStore {
         trustScore: check.trustScore,
         createdAt: check.createdAt,
       })
+    },
+    async get(owner, id) {
+      const rows = await db
+        .select()
+        .from(entityChecks)
+        .where(and(eq(entityChecks.owner, owner), eq(entityChecks.id, id)))
+        .limit(1)
+      return rows[0] ? toStored(rows[0]) : null
     },
     async findRecent(owner, operation, hash, since) {
       const rows = await db

@@ -8,6 +8,17 @@ export {
 } from './company-check.ts'
 export type { CompanySources } from './company-sources.ts'
 export {
+  type AdverseMedia,
+  DEEP_SOURCE_NAMES,
+  type DeepCheckOutcome,
+  type DeepCheckRequest,
+  type DeepCheckSources,
+  type InsolvencyRecords,
+  type PepExtended,
+  pepExtendedOf,
+  runDeepCheck,
+} from './deep-check.ts'
+export {
   cbeOf,
   type EntityIdentity,
   entityCheckIdentity,

@@ -50,7 +50,7 @@ const FIELD_EXAMPLES: Readonly<Record<string, unknown>> = {
 }
 
 /** Optional fields worth showing in an example because they change what the call does. */
-const SHOWN_OPTIONAL = new Set(['country'])
+const SHOWN_OPTIONAL = new Set(['country', 'entity_name'])
 
 function exampleValue(name: string, schema: Record<string, unknown> | undefined): unknown {
   if (name in FIELD_EXAMPLES) return FIELD_EXAMPLES[name]

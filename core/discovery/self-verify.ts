@@ -26,7 +26,7 @@ export function buildSelfVerify(facts: ServiceFacts, now: Date) {
       note:
         facts.reportSigningKeyId === null
           ? 'Reports are not signed by this deployment yet.'
-          : 'Reports carry a JWS signed with this key id.',
+          : 'Entity reports carry a detached EdDSA JWS (evidence.signature) by this key; public key in /.well-known/jwks.json.',
     },
     discovery: {
       openapi: `${facts.baseUrl}/openapi.json`,

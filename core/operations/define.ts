@@ -23,6 +23,11 @@ export interface OperationHttp {
    * structured content is always an object.
    */
   bodyField?: string
+  /**
+   * A printable HTML form of the output: REST answers with it when the request prefers
+   * `text/html` (Accept) or says `?format=html` (GET /v1/reports/{report_id}).
+   */
+  html?: (output: never) => string
 }
 
 /**

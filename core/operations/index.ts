@@ -3,6 +3,8 @@ import { complianceAlerts } from './compliance-alerts.ts'
 import { dataInventory } from './data-inventory.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
+import { entityDeepCheck } from './entity-deep-check.ts'
+import { entityReport, reportGet } from './entity-report.ts'
 import { financialHealth } from './financial-health.ts'
 import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
@@ -32,6 +34,9 @@ export const operations: readonly AnyOperation[] = [
   keysUsage,
   keysRevoke,
   financialHealth,
+  entityDeepCheck,
+  entityReport,
+  reportGet,
   agentCheck,
   walletBalance,
   providersList,

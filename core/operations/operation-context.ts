@@ -1,6 +1,7 @@
 import type { CheckStore } from '../checks/check-store.ts'
 import type { CompanyCheckDeps } from '../checks/company-check.ts'
 import type { CompanySources } from '../checks/company-sources.ts'
+import type { DeepCheckSources } from '../checks/deep-check.ts'
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
@@ -8,6 +9,8 @@ import type { ApiKeyService } from '../keys/api-keys.ts'
 import type { MonitoringPort } from '../monitoring/monitoring-port.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
 import type { ProviderDirectory } from '../providers/provider-directory.ts'
+import type { ReportSigner } from '../reports/evidence.ts'
+import type { ReportStore } from '../reports/report-store.ts'
 import type { DataInventoryItem } from '../retention/data-inventory.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 import type { AgentChainReader } from '../sources/agent-chain.ts'
@@ -31,6 +34,10 @@ export interface ServiceDeps {
   keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
+  /** PEP/RCA, Dutch insolvency, adverse media and credit sources of the deep check and reports. */
+  deepCheck?: DeepCheckSources
+  /** Stored reports, the report signing key and the public JWKS address (entity reports). */
+  reports?: { store: ReportStore; signer: ReportSigner; jwksUrl: string }
   /** Base chain reads for agent checks and wallet balances; absent: those parts are unavailable. */
   agentChain?: Pick<AgentChainReader, 'chainId' | 'readWallet'>
   /** The ERC-8004 registry addresses the chain reader uses (reported in agent checks). */

@@ -14,7 +14,17 @@
  */
 export type TrustLevel = 'verified' | 'protocol' | 'operator'
 
-export type ProviderKind = 'register' | 'tax' | 'sanctions_list' | 'domain' | 'chain' | 'payment'
+export type ProviderKind =
+  | 'register'
+  | 'tax'
+  | 'sanctions_list'
+  | 'pep_list'
+  | 'insolvency_register'
+  | 'news'
+  | 'credit'
+  | 'domain'
+  | 'chain'
+  | 'payment'
 
 export interface ProviderDefinition {
   /** Stable short name; the UUID is derived from it. */
@@ -115,6 +125,42 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     supported_checks: ['sanctions_screen', ...COMPANY_CHECKS],
     registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
+  },
+  {
+    key: 'yente',
+    name: 'OpenSanctions-compatible matching API (yente /match: PEP and relatives/close associates)',
+    kind: 'pep_list',
+    default_endpoint: 'https://api.opensanctions.org',
+    supported_checks: ['entity_deep_check', 'entity_report'],
+    registered_at: '2026-11-25T00:00:00Z',
+    trust_level: 'operator',
+  },
+  {
+    key: 'insolvency_nl',
+    name: 'Centraal Insolventieregister (Dutch insolvency register, Rechtspraak SOAP web service)',
+    kind: 'insolvency_register',
+    default_endpoint: 'https://webservice.rechtspraak.nl/cir.asmx',
+    supported_checks: ['entity_deep_check'],
+    registered_at: '2026-11-25T00:00:00Z',
+    trust_level: 'verified',
+  },
+  {
+    key: 'gdelt',
+    name: 'GDELT DOC 2.0 API (adverse media: news articles with tone)',
+    kind: 'news',
+    default_endpoint: 'https://api.gdeltproject.org/api/v2/doc/doc',
+    supported_checks: ['entity_deep_check'],
+    registered_at: '2026-11-25T00:00:00Z',
+    trust_level: 'operator',
+  },
+  {
+    key: 'credit_it',
+    name: 'Italian company credit report (openapi.com Risk API)',
+    kind: 'credit',
+    default_endpoint: 'https://risk.openapi.com',
+    supported_checks: ['entity_deep_check'],
+    registered_at: '2026-11-25T00:00:00Z',
+    trust_level: 'operator',
   },
   {
     key: 'base_rpc',

@@ -121,6 +121,17 @@ export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
     legalNote: 'GDPR Art. 6(1)(b): usage reports; kept as long as the usage log they summarise',
   },
   {
+    category: 'entity_reports',
+    description:
+      'Signed entity reports (entity, sanctions, PEP, domain, risk, findings, evidence) and their identifiers (VAT, IBAN, domain, wallet, register number) for correlations',
+    table: 'entity_reports',
+    timestampColumn: 'created_at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 1825,
+    legalNote:
+      'GDPR Art. 6(1)(b) and (c): the caller’s due-diligence record (AML record keeping, five years); identifiers are deleted with their report',
+  },
+  {
     category: 'compliance_alerts',
     description:
       'Sanctions list changes, and the ones that touch a name, register number or wallet a key checked or watches (with the match)',

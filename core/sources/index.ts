@@ -8,6 +8,8 @@ export type {
 export { checkHost, classifyAddress, isPublicAddress, systemLookupAll } from './address-guard.ts'
 export type { CircuitBreaker, CircuitBreakerOptions, CircuitState } from './circuit-breaker.ts'
 export { createCircuitBreaker } from './circuit-breaker.ts'
+export type { CreditReport, CreditReportProvider, OpenapiRiskOptions } from './credit-report.ts'
+export { createOpenapiRiskProvider, OPENAPI_RISK_URL } from './credit-report.ts'
 export type {
   DnsProbe,
   DnsProbeOptions,
@@ -17,7 +19,16 @@ export type {
 } from './dns-probe.ts'
 export { createDnsProbe, createDnsResolver } from './dns-probe.ts'
 export { fanOut } from './fan-out.ts'
+export type { GdeltClient, GdeltClientOptions, MediaArticle, MediaSearch } from './gdelt.ts'
+export { createGdeltClient, GDELT_DOC_API_URL } from './gdelt.ts'
 export type { FetchLike } from './http-json.ts'
+export type {
+  InsolvencyRecord,
+  InsolvencyRegisterClient,
+  InsolvencyRegisterOptions,
+  InsolvencySearch,
+} from './insolvency-register.ts'
+export { CIR_SERVICE_URL, createInsolvencyRegisterClient } from './insolvency-register.ts'
 export type { KboAddress, KboEnterprise, KboLookup, KboLookupOptions, KboNameType } from './kbo.ts'
 export { createKboLookup, normaliseEnterpriseNumber } from './kbo.ts'
 export type { KboFileSource, KboImporter, KboImporterOptions, KboImportStats } from './kbo-import.ts'
@@ -58,3 +69,5 @@ export type { TlsCertificateInfo, TlsProbe, TlsProbeOptions } from './tls-probe.
 export { createTlsProbe } from './tls-probe.ts'
 export type { ViesCheck, ViesCheckInput, ViesClient, ViesClientOptions } from './vies.ts'
 export { createViesClient, splitVatNumber, VIES_COUNTRIES, VIES_REST_BASE_URL } from './vies.ts'
+export type { PepMatch, PepQuery, PepScreen, YenteClient, YenteClientOptions } from './yente.ts'
+export { createYenteClient } from './yente.ts'

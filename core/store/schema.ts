@@ -22,5 +22,6 @@ export {
   webhooks,
 } from './tables/monitoring.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
+export { entityReports, reportIdentifiers } from './tables/reports.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
 export { usageRollups } from './tables/usage.ts'

@@ -35,6 +35,16 @@ async function inputOf(c: Context<AppEnv>, operation: AnyOperation): Promise<unk
   return isPlainObject(body) && Object.keys(params).length > 0 ? { ...body, ...params } : body
 }
 
+/** The caller asked for HTML: `?format=html`, or an Accept header naming text/html before JSON. */
+function wantsHtml(c: Context<AppEnv>): boolean {
+  if (c.req.query('format') === 'html') return true
+  const accept = (c.req.header('accept') ?? '').toLowerCase()
+  const htmlAt = accept.indexOf('text/html')
+  if (htmlAt < 0) return false
+  const jsonAt = accept.indexOf('application/json')
+  return jsonAt < 0 || htmlAt < jsonAt
+}
+
 /** Every registry operation as a REST route, all through the one pipeline (core/operations/invoke.ts). */
 export function operationRoutes(
   runtime: OperationRuntime,
@@ -60,7 +70,11 @@ export function operationRoutes(
         for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) c.header(name, value)
       }
       if (result.status === 204) return c.body(null, 204)
-      const { bodyField } = operation.http
+      const { bodyField, html } = operation.http
+      if (html && result.status === 200 && wantsHtml(c)) {
+        c.header('Cache-Control', 'private, no-store')
+        return c.html((html as (output: unknown) => string)(result.output))
+      }
       const output = result.output as Record<string, unknown>
       return c.json((bodyField ? output[bodyField] : output) as object, result.status)
     })
