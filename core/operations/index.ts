@@ -4,6 +4,7 @@ import { financialHealth } from './financial-health.ts'
 import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
+import { leadsVerify } from './leads-verify.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
@@ -23,6 +24,7 @@ export const operations: readonly AnyOperation[] = [
   keysUsage,
   keysRevoke,
   financialHealth,
+  leadsVerify,
 ] as AnyOperation[]
 
 export {
