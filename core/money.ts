@@ -25,6 +25,11 @@ export function formatUsd(micros: Micros): string {
   return `${negative ? '-' : ''}${whole}.${fraction}`
 }
 
+/** A price as people read it: at least 2 decimals, no trailing zeros beyond them (`0.11`, `0.005`). */
+export function formatUsdShort(micros: Micros): string {
+  return formatUsd(micros).replace(/(\.\d\d\d*?)0+$/, '$1')
+}
+
 /** Converts micro-USDC to a JSON number of USD for display fields only (never for arithmetic). */
 export function microsToUsdNumber(micros: Micros): number {
   return Number(formatUsd(micros))

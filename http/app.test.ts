@@ -41,12 +41,18 @@ describe('HTTP API (foundation)', () => {
   it('answers /health with status, version, database and uptime', async () => {
     const response = await call('/health', { headers: { 'x-api-key': 'svc_live_bogus' } })
     expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({
-      status: 'ok',
+    // Test services read no sanctions lists: degraded (still 200), with the reason per list.
+    const body = (await response.json()) as { sanctions_lists: { status: string; reason: string }[] }
+    expect(body).toMatchObject({
+      status: 'degraded',
       version: expect.any(String),
       database: { kind: 'pglite', reachable: true },
       uptime_s: expect.any(Number),
     })
+    expect(body.sanctions_lists).toHaveLength(3)
+    for (const list of body.sanctions_lists) {
+      expect(list).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('no list source') })
+    }
   })
 
   it('answers 503 on /health when the database does not answer', async () => {

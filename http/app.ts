@@ -9,6 +9,7 @@ import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
 import { problemResponse, sendProblem, toProblem } from './problem.ts'
+import { clientAddress } from './request.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
 import { operationRoutes } from './routes/operation-routes.ts'
 import { type HealthProbe, publicRoutes } from './routes/public-routes.ts'
@@ -20,8 +21,10 @@ export interface AppOptions {
   runtime: OperationRuntime & { keys: ApiKeyService }
   operations: readonly AnyOperation[]
   health: HealthProbe
-  /** Handles /mcp (Streamable HTTP); given the request and the caller's X-API-Key. */
-  mcp?: (request: Request, apiKey: string | undefined) => Promise<Response>
+  /** Handles /mcp (Streamable HTTP); given the request, the caller's X-API-Key and IP address. */
+  mcp?: (request: Request, apiKey: string | undefined, clientAddress?: string) => Promise<Response>
+  /** Proxies in front that append to X-Forwarded-For (TRUST_PROXY_HOPS); 0: the socket's peer is the client. */
+  trustProxyHops?: number
   /** Browser origins allowed on /mcp (besides loopback); others get 403. */
   mcpAllowedOrigins?: readonly string[]
   /**
@@ -85,12 +88,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/', publicRoutes({ keys: runtime.keys, operations, health }))
   app.route('/v1/admin', adminRoutes(runtime.keys))
   for (const routes of options.routes ?? []) app.route('/', routes)
-  app.route('/', operationRoutes(runtime, operations))
+  app.route('/', operationRoutes(runtime, operations, { trustProxyHops: options.trustProxyHops }))
 
   if (options.mcp) {
     const handleMcp = options.mcp
     app.use('/mcp', mcpGuard({ allowedOrigins: mcpAllowedOrigins }))
-    app.all('/mcp', (c) => handleMcp(c.req.raw, c.req.header('x-api-key')))
+    app.all('/mcp', (c) =>
+      handleMcp(c.req.raw, c.req.header('x-api-key'), clientAddress(c, options.trustProxyHops)),
+    )
   }
 
   return app

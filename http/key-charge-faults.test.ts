@@ -12,8 +12,8 @@ import { createDatabase, type Database, rowsOf } from '../core/store/database.ts
 import { paidRegistry } from '../core/testing/paid-operations.ts'
 import { startPaidServerChild, waitFor } from '../core/testing/paid-server.ts'
 import { createScratchDatabase, startTempPostgres, type TempPostgres } from '../core/testing/postgres.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { createService } from '../server/compose.ts'
-import { ConfigSchema } from '../server/config.ts'
 
 /**
  * Issue 16 items 2, 3 and 8: a key is charged exactly for the answers it received, whatever
@@ -100,7 +100,7 @@ async function killUnderLoad(env: Record<string, string>, open: () => Promise<Da
   expect(received).toBe(500)
 
   // A new process on the same database: its start-up sweep releases the dead process's reservations.
-  const restarted = await createService(ConfigSchema.parse(env), { operations: paidRegistry, log: () => {} })
+  const restarted = await createService(testConfig(env), { operations: paidRegistry, log: () => {} })
   await restarted.close()
   const database = await open()
   try {

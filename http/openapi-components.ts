@@ -72,9 +72,13 @@ const acceptsItemSchema = {
 const paymentRequiredSchema = {
   type: 'object',
   description:
-    'x402 challenge (not problem details). errorCode is present when a sent payment, or the key balance, was refused.',
+    'x402 challenge (not problem details). errorCode is present when a sent payment, or the key balance, was refused. The PAYMENT-REQUIRED header holds it in x402 v2 form (x402Version 2, CAIP-2 networks); the JSON body in x402 v1 form (x402Version 1, v1 network names in `network`, CAIP-2 id in `networkId`).',
   properties: {
-    x402Version: { type: 'integer' },
+    x402Version: {
+      type: 'integer',
+      enum: [1, 2],
+      description: '1 in the 402 body, 2 in the PAYMENT-REQUIRED header.',
+    },
     error: { type: 'string' },
     errorCode: paymentErrorCode,
     resource: {
@@ -182,9 +186,14 @@ const headers = {
     pattern: '^[0-9]+$',
   }),
   RetryAfter: stringHeader('Seconds to wait before retrying', { type: 'integer', minimum: 0 }),
-  XRateLimitLimit: stringHeader('Requests allowed in the current window', { type: 'integer' }),
-  XRateLimitRemaining: stringHeader('Requests left in the current window', { type: 'integer' }),
-  XRateLimitReset: stringHeader('When the window resets (Unix timestamp, seconds)', { type: 'integer' }),
+  XRateLimitLimit: stringHeader(
+    "Calls allowed in the window reported: on a 429 the limit that refused the call; on a success the caller's tightest limit (per minute, rolling 24 hours or calendar month). Absent for the operator key.",
+    { type: 'integer' },
+  ),
+  XRateLimitRemaining: stringHeader('Calls left in that window', { type: 'integer' }),
+  XRateLimitReset: stringHeader('When that window frees a call again (Unix timestamp, seconds)', {
+    type: 'integer',
+  }),
 }
 
 /** Headers of a successful paid call: what it cost, by key debit or x402 settlement. */
@@ -201,6 +210,13 @@ export const paidSuccessHeaders = {
 }
 
 export const requestIdHeader = { 'X-Request-Id': headerRef('XRequestId') }
+
+/** On every successful registry operation called with a key or a verified x402 payment (spec: Limits). */
+export const rateLimitSuccessHeaders = {
+  'X-RateLimit-Limit': headerRef('XRateLimitLimit'),
+  'X-RateLimit-Remaining': headerRef('XRateLimitRemaining'),
+  'X-RateLimit-Reset': headerRef('XRateLimitReset'),
+}
 
 const problem = (description: string, extraHeaders: Record<string, unknown> = {}) => ({
   description,

@@ -5,10 +5,12 @@ import {
   CreateKeyInput,
 } from '../core/keys/index.ts'
 import { formatUsd } from '../core/money.ts'
+import { AdminRefreshInput } from '../core/monitoring/operator-view.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import { KeysUsageResult } from '../core/operations/keys-usage.ts'
 import { KEY_UPGRADE_OPERATION_ID, KEY_UPGRADE_PRICES, UPGRADE_TIERS } from '../core/payments/pricing.ts'
 import { errorResponses, paidSuccessHeaders, requestIdHeader, schemaRef } from './openapi-components.ts'
+import { discoveryRoutePaths } from './openapi-discovery-routes.ts'
 
 /**
  * The OpenAPI operations of the routes outside the operation registry: public routes
@@ -40,6 +42,22 @@ const healthSchema = {
       type: 'object',
       properties: { kind: { type: 'string' }, reachable: { type: 'boolean' } },
       required: ['kind', 'reachable'],
+    },
+    sanctions_lists: {
+      type: 'array',
+      description:
+        'Each sanctions list: loaded, stale, loading or unavailable, with the reason when it is not loaded and current (status is then degraded, still 200)',
+      items: {
+        type: 'object',
+        properties: {
+          list_key: { type: 'string' },
+          status: { type: 'string', enum: ['loaded', 'stale', 'loading', 'unavailable'] },
+          reason: { type: 'string' },
+          as_of: { type: 'string' },
+          entries: { type: 'integer' },
+        },
+        required: ['list_key', 'status'],
+      },
     },
     uptime_s: { type: 'integer', minimum: 0 },
   },
@@ -91,7 +109,12 @@ const discoverySchema = {
     qualities: { type: 'array', items: { type: 'string', enum: ['cached', 'fresh', 'enhanced'] } },
     defaultQuality: { type: 'string' },
     maxTimeoutSeconds: { type: 'integer' },
-    networks: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    networks: {
+      type: 'array',
+      description:
+        'One entry per accepted network: CAIP-2 network, asset, payTo; EVM networks add eip712, Solana networks extra.feePayer (the key x402 SVM clients name as fee payer: the service itself when SOLANA_FEE_PAYER_KEY is set).',
+      items: { type: 'object', additionalProperties: true },
+    },
     operations: { type: 'array', items: { type: 'object', additionalProperties: true } },
     keyUpgrades: { type: 'array', items: { type: 'object', additionalProperties: true } },
     paymentHeaders: { type: 'array', items: { type: 'string' } },
@@ -133,6 +156,7 @@ const upgradePrices = UPGRADE_TIERS.map((tier) => `${tier} ${formatUsd(KEY_UPGRA
 
 /** Path -> method -> OpenAPI operation, for every route the registry does not generate. */
 export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
+  ...discoveryRoutePaths,
   '/health': {
     get: {
       operationId: 'health',
@@ -140,7 +164,10 @@ export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
       summary: 'Liveness and database reachability',
       security: PUBLIC,
       responses: {
-        200: success('The service and its database answer', healthSchema),
+        200: success(
+          'The service and its database answer; status degraded names each sanctions list that is not loaded and why',
+          healthSchema,
+        ),
         503: success('The database does not answer (status degraded)', healthSchema),
         ...errorResponses([500]),
       },
@@ -314,6 +341,48 @@ export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
       responses: {
         200: success("The key's usage record with its expires_at", keyUsageSchema),
         ...errorResponses([400, 401, 403, 404, 413, 422, 429, 500, 503]),
+      },
+    },
+  },
+  '/v1/admin/sanctions/refresh': {
+    post: {
+      operationId: 'admin_sanctions_refresh',
+      tags: ['Operator'],
+      summary: 'Operator: refresh the sanctions lists now, then turn new diffs into alerts',
+      description:
+        'Needs the operator key (ADMIN_API_KEY). The body is optional (default: every configured list, forced). Answers each list outcome (updated, unchanged, failed with its error, not_configured) and the number of compliance alerts created.',
+      security: KEY,
+      requestBody: { required: false, content: json(toJsonSchema(AdminRefreshInput, 'input')) },
+      responses: {
+        200: success('The refresh report and alerts created', {
+          type: 'object',
+          properties: {
+            ran: { type: 'boolean' },
+            skipped: { type: 'string', enum: ['lease_held', 'no_sources', 'stopped'] },
+            lists: { type: 'array', items: { type: 'object' } },
+            alerts_created: { type: 'integer', minimum: 0 },
+          },
+          required: ['ran', 'lists', 'alerts_created'],
+        }),
+        ...errorResponses([400, 401, 403, 413, 422, 429, 500, 503]),
+      },
+    },
+  },
+  '/v1/admin/sanctions/lists': {
+    get: {
+      operationId: 'admin_sanctions_lists',
+      tags: ['Operator'],
+      summary: 'Operator: list versions, dates, counts, last check and error, diffs and their alerts',
+      description:
+        'Needs the operator key (ADMIN_API_KEY). Per list: the loaded version, every stored version, the last refresh attempt and error, and each diff with whether it was turned into alerts and how many.',
+      security: KEY,
+      responses: {
+        200: success('Per list status', {
+          type: 'object',
+          properties: { lists: { type: 'array', items: { type: 'object' } } },
+          required: ['lists'],
+        }),
+        ...errorResponses([401, 403, 429, 500, 503]),
       },
     },
   },

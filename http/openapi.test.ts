@@ -136,6 +136,15 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'POST /x402/verify',
       'POST /x402/settle',
       'POST /mcp',
+      'GET /.well-known/agent.json',
+      'GET /.well-known/mcp.json',
+      'GET /.well-known/security.txt',
+      'GET /v1/self-verify',
+      'GET /v1/legal/terms',
+      'GET /v1/legal/privacy',
+      'GET /llms.txt',
+      'GET /llms-full.txt',
+      'GET /docs',
     ]) {
       expect(operations.has(route), route).toBe(true)
     }
@@ -206,6 +215,26 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(Object.keys(document.components.responses.ServiceUnavailable?.headers ?? {})).toContain(
       'Retry-After',
     )
+  })
+
+  it('documents 402, 422 and 429 on every priced route', () => {
+    const priced = registry.filter((operation) => operation.price !== null)
+    expect(priced.length).toBeGreaterThan(0)
+    for (const operation of priced) {
+      const route = `${operation.http.method} ${operation.http.path}`
+      const responses = operations.get(route)?.responses ?? {}
+      for (const status of ['402', '422', '429'])
+        expect(responses[status], `${route} ${status}`).toBeDefined()
+    }
+  })
+
+  it('documents no 401, 402 or 403 on public routes (no security requirement)', () => {
+    const publicRoutes = [...operations].filter(([, operation]) => (operation.security ?? []).length === 0)
+    expect(publicRoutes.length).toBeGreaterThan(10)
+    for (const [route, operation] of publicRoutes) {
+      for (const status of ['401', '402', '403'])
+        expect(operation.responses[status], `${route} ${status}`).toBeUndefined()
+    }
   })
 
   it('offers X-Response-Quality only on operations whose price has more than one quality tier', () => {

@@ -2,7 +2,13 @@ import { formatUsd } from '../core/money.ts'
 import { type AnyOperation, pathParameters } from '../core/operations/define.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { TierPrices } from '../core/payments/pricing.ts'
-import { components, errorResponses, paidSuccessHeaders, requestIdHeader } from './openapi-components.ts'
+import {
+  components,
+  errorResponses,
+  paidSuccessHeaders,
+  rateLimitSuccessHeaders,
+  requestIdHeader,
+} from './openapi-components.ts'
 import { serviceRoutePaths } from './openapi-routes.ts'
 
 const SUCCESS_DESCRIPTION = { 200: 'Success', 201: 'Created', 204: 'Deleted (no body)' } as const
@@ -28,6 +34,16 @@ function priceExtension(operation: AnyOperation) {
     account: usdOf(price.account),
     ...(operation.units ? { per: 'unit' } : {}),
   }
+}
+
+/** The success body: the output schema, or its `bodyField` property when REST answers with that field. */
+function successSchema(operation: AnyOperation): Record<string, unknown> {
+  const schema = toJsonSchema(operation.output, 'output')
+  const field = operation.http.bodyField
+  if (!field) return schema
+  const property = (schema.properties as Record<string, Record<string, unknown>> | undefined)?.[field]
+  if (!property) throw new Error(`operation ${operation.id}: bodyField ${field} is not an output property`)
+  return property
 }
 
 /**
@@ -74,7 +90,7 @@ function openApiOperation(operation: AnyOperation) {
   }
   const priced = operation.price !== null
   const status = operation.http.status ?? 200
-  const headers = priced ? paidSuccessHeaders : requestIdHeader
+  const headers = { ...(priced ? paidSuccessHeaders : requestIdHeader), ...rateLimitSuccessHeaders }
   const errors = [
     ...(hasBody ? [400] : []),
     401,
@@ -106,7 +122,7 @@ function openApiOperation(operation: AnyOperation) {
           : {
               description: SUCCESS_DESCRIPTION[status],
               headers,
-              content: { 'application/json': { schema: toJsonSchema(operation.output, 'output') } },
+              content: { 'application/json': { schema: successSchema(operation) } },
             },
       ...errorResponses(errors),
     },

@@ -1,7 +1,9 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { isServiceError } from '../core/errors.ts'
+import { RateLimitedError, type RateLimitState } from '../core/limits/index.ts'
 import { asDependencyFailure } from '../core/operations/invoke.ts'
+import { rateLimitHeaders } from './rate-limit-headers.ts'
 import { statusOf } from './status.ts'
 
 const TITLES: Record<number, string> = {
@@ -37,6 +39,8 @@ export interface ProblemOutcome {
   problem: Problem
   /** Seconds until a retry may succeed (Retry-After), when the failure says. */
   retryAfter?: number
+  /** The limit that refused a call (429): X-RateLimit-* over HTTP, `rateLimit` over MCP. */
+  rateLimit?: RateLimitState
 }
 
 /**
@@ -56,6 +60,7 @@ export function toProblem(
       status,
       problem: problem(status, error.fields ?? error.message, error.extra),
       ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+      ...(error instanceof RateLimitedError ? { rateLimit: error.rateLimit } : {}),
     }
   }
   onUnexpected?.(error, requestId)
@@ -75,5 +80,6 @@ export function problemResponse(
 export function sendProblem(c: Context, outcome: ProblemOutcome): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' }
   if (outcome.retryAfter !== undefined) headers['Retry-After'] = String(outcome.retryAfter)
+  if (outcome.rateLimit) Object.assign(headers, rateLimitHeaders(outcome.rateLimit))
   return c.body(JSON.stringify(outcome.problem), outcome.status as ContentfulStatusCode, headers)
 }

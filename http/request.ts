@@ -1,3 +1,4 @@
+import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context } from 'hono'
 import { ServiceError } from '../core/errors.ts'
 
@@ -20,4 +21,24 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 /** The x402 payment a request carries: `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1); both are accepted. */
 export function paymentHeader(c: Context): string | undefined {
   return c.req.header('payment-signature') ?? c.req.header('x-payment')
+}
+
+/**
+ * The client's IP address: the socket's peer, or with `trustProxyHops` > 0 (behind that many
+ * proxies that append to X-Forwarded-For) the entry the outermost trusted proxy saw. Undefined when
+ * the request did not come through a socket (in-process requests).
+ */
+export function clientAddress(c: Context, trustProxyHops = 0): string | undefined {
+  let peer: string | undefined
+  try {
+    peer = getConnInfo(c).remote.address
+  } catch {
+    peer = undefined
+  }
+  if (trustProxyHops <= 0) return peer
+  const forwarded = (c.req.header('x-forwarded-for') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  return forwarded[forwarded.length - trustProxyHops] ?? forwarded[0] ?? peer
 }

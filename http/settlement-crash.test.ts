@@ -16,8 +16,8 @@ import {
 import { paidRegistry } from '../core/testing/paid-operations.ts'
 import { startPaidServerChild, waitFor } from '../core/testing/paid-server.ts'
 import { createScratchDatabase } from '../core/testing/postgres.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { createService, type Service } from '../server/compose.ts'
-import { ConfigSchema } from '../server/config.ts'
 
 const PRICE = PRICES.risk_score.x402.fresh
 
@@ -60,7 +60,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
   }
 
   /** A new process's composition root on the same database (its start-up sweep runs inside). */
-  const restart = () => createService(ConfigSchema.parse(env), { operations: paidRegistry, log: () => {} })
+  const restart = () => createService(testConfig(env), { operations: paidRegistry, log: () => {} })
 
   const signedHeader = (url: string, key: Hex) => signPaymentHeader(setup, url, key)
 

@@ -144,7 +144,7 @@ describe('a result whose payment did not settle is never stored, served or reuse
     const refusedBody = JSON.parse(refusedText) as Record<string, unknown>
     // Verification passed and the check ran against the upstreams; settlement is what failed.
     expect(fakes.kvk.requests.length).toBeGreaterThan(kvkBefore)
-    expect(refusedBody).toMatchObject({ x402Version: 2, errorCode: 'insufficient_funds' })
+    expect(refusedBody).toMatchObject({ x402Version: 1, errorCode: 'insufficient_funds' })
     expect(refusedBody.accepts).toEqual([expect.objectContaining({ amount: X402_ENHANCED.toString() })])
     // The output is withheld: nothing of the check is in the 402.
     for (const field of [

@@ -67,8 +67,11 @@ describe('x402 payments through the service', () => {
     const response = await post({ text: 'hello' })
     expect(response.status).toBe(402)
     const body = (await response.json()) as { x402Version: number; accepts: Record<string, unknown>[] }
-    expect(body.x402Version).toBe(2)
+    // The body is the x402 v1 view (x402-fetch reads it): version and network names agree.
+    expect(body.x402Version).toBe(1)
     expect(body.accepts[0]).toMatchObject({
+      network: 'base-sepolia',
+      networkId: 'eip155:84532',
       chainId: 84532,
       currency: 'USDC',
       contractAddress: setup.usdc.address,

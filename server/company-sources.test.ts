@@ -4,8 +4,8 @@ import type { Database } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { openTestDatabase } from '../core/testing/database.ts'
 import { KBO_FULL_FIXTURE_DIR } from '../core/testing/fakes/index.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { buildCompanySources, importKboIfNew } from './company-sources.ts'
-import { ConfigSchema } from './config.ts'
 
 describe('company sources from config', () => {
   let database: Database
@@ -17,7 +17,7 @@ describe('company sources from config', () => {
   })
 
   it('leaves KVK out without an API key and imports KBO_DATA_DIR into the database once', async () => {
-    const config = ConfigSchema.parse({ KBO_DATA_DIR: KBO_FULL_FIXTURE_DIR })
+    const config = testConfig({ KBO_DATA_DIR: KBO_FULL_FIXTURE_DIR })
     const logs: string[] = []
     const log = (_level: string, message: string) => {
       logs.push(message)

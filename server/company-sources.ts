@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { CompanySources } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import {
+  type CircuitBreaker,
   createDnsProbe,
   createDnsResolver,
   createKboImporter,
@@ -16,6 +17,11 @@ import {
 import type { Db } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import type { Config } from './config.ts'
+
+/** Shared circuit breakers of the company sources, so GET /v1/providers can report their state. */
+export type CompanySourceBreakers = Partial<
+  Record<'kvk' | 'kbo' | 'vies' | 'rdap' | 'dns' | 'tls', CircuitBreaker>
+>
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
 
@@ -31,8 +37,10 @@ export async function buildCompanySources(
   clock: Clock,
   log: Log,
   db: Db,
+  breakers: CompanySourceBreakers = {},
 ): Promise<CompanySources> {
   const common = { clock, timeoutMs: config.SOURCE_TIMEOUT_MS }
+  const withBreaker = (key: keyof CompanySourceBreakers) => (breakers[key] ? { breaker: breakers[key] } : {})
   const servers = config.DNS_SERVERS?.split(',')
     .map((server) => server.trim())
     .filter(Boolean)
@@ -46,19 +54,27 @@ export async function buildCompanySources(
   }
   return {
     ...(config.KVK_API_KEY
-      ? { kvk: createKvkClient({ ...common, baseUrl: config.KVK_API_URL, apiKey: config.KVK_API_KEY }) }
+      ? {
+          kvk: createKvkClient({
+            ...common,
+            ...withBreaker('kvk'),
+            baseUrl: config.KVK_API_URL,
+            apiKey: config.KVK_API_KEY,
+          }),
+        }
       : {}),
-    vies: createViesClient({ ...common, baseUrl: config.VIES_API_URL }),
-    rdap: createRdapClient({ ...common, bootstrapUrl: config.RDAP_BOOTSTRAP_URL }),
+    vies: createViesClient({ ...common, ...withBreaker('vies'), baseUrl: config.VIES_API_URL }),
+    rdap: createRdapClient({ ...common, ...withBreaker('rdap'), bootstrapUrl: config.RDAP_BOOTSTRAP_URL }),
     dns: createDnsProbe({
       ...common,
+      ...withBreaker('dns'),
       resolver: createDnsResolver({
         ...(servers?.length ? { servers } : {}),
         timeoutMs: config.SOURCE_TIMEOUT_MS,
       }),
     }),
-    tls: createTlsProbe(common),
-    kbo: createKboLookup({ store: kboStore, clock }),
+    tls: createTlsProbe({ ...common, ...withBreaker('tls') }),
+    kbo: createKboLookup({ store: kboStore, clock, ...withBreaker('kbo') }),
   }
 }
 

@@ -4,21 +4,35 @@ import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
+import { createRateLimiter } from '../core/limits/index.ts'
 import {
   type AnyOperation,
   type OperationRuntime,
   operations as registry,
   type ServiceDeps,
 } from '../core/operations/index.ts'
+import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
+import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
+import { backfillUsageRollups, createUsageReports } from '../core/usage/usage-reports.ts'
+import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
 import { createApp } from '../http/app.ts'
+import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
+import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
+import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
+import { statusOfOutcome } from '../http/status.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
+import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
-import type { Config } from './config.ts'
+import { type Config, rateLimitPolicyOf } from './config.ts'
+import { buildDiscovery } from './discovery.ts'
+import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
-import { buildSanctions } from './sanctions.ts'
+import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
+import { buildRetention } from './retention.ts'
+import { buildSanctions, listHealth } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -32,6 +46,8 @@ export interface Service {
   mcp: McpToolset
   app: ReturnType<typeof createApp>
   startedAt: Date
+  /** Compliance alerts, watchlists, webhooks and the delivery worker. */
+  monitoring: Monitoring
   close(): Promise<void>
 }
 
@@ -44,6 +60,11 @@ export interface ServiceOverrides {
   checkOutputs?: boolean
   /** Another operation registry (tests of the payment path with their own operations). */
   operations?: readonly AnyOperation[]
+  /**
+   * Tests only: admit webhook receivers on 127.0.0.1 whose certificates a test CA issued. Code
+   * only (no environment variable sets it), and refused when NODE_ENV=production.
+   */
+  webhookTestReceivers?: LoopbackReceiverOverride
 }
 
 const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const
@@ -73,14 +94,38 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
-  const payments = buildPayments(config, database, randomUUID(), clock, log)
+  const instanceId = randomUUID()
+  const payments = buildPayments(config, database, instanceId, clock, log)
   await payments.start()
+  const agentChain = await buildAgentChain(config, clock, log)
+  const retention = buildRetention(config, database, clock, log)
+  const breakers = createCompanySourceBreakers(clock)
+  const embedded = database.kind === 'pglite' && !overrides.database
+  const monitoring = buildMonitoring(config, database, clock, log, webhookSecretBox(config, embedded), {
+    instanceId,
+    ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
+  })
+  monitoring.start()
+  const backfilled = await backfillUsageRollups(database.db)
+  if (backfilled > 0) log('info', 'usage rollup built from the usage log', { rows: backfilled })
+  const endpoints = new Map(
+    [...registry, ...operations].map((operation) => [
+      operation.id,
+      `${operation.http.method} ${operation.http.path}`,
+    ]),
+  )
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
-    companySources: await buildCompanySources(config, clock, log, database.db),
+    companySources: await buildCompanySources(config, clock, log, database.db, breakers),
     checks: createCheckStore(database.db),
     keys,
+    ...(agentChain.reader ? { agentChain: agentChain.reader } : {}),
+    agentRegistries: agentChain.registries,
+    usage: createUsageReports(database.db, {
+      endpointOf: (operationId) => endpoints.get(operationId) ?? operationId,
+      statusOf: statusOfOutcome,
+    }),
     financial: {
       keys,
       ledger: payments.x402?.ledger,
@@ -88,10 +133,42 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       solanaSettlementConfigured: payments.solanaSettlementConfigured,
       treasuryBalance: payments.treasuryBalance,
     },
+    providers: buildProviderDirectory({
+      config,
+      kboImported: async () => (await createKboDatabaseStore(database.db).getImportState()) !== null,
+      breakers,
+      sanctions: sanctions.service,
+      facilitatorBreaker: payments.facilitatorBreaker,
+      agentChain: {
+        breaker: agentChain.reader?.breaker,
+        chainId: agentChain.reader?.chainId ?? 0,
+        registries: agentChain.registries,
+      },
+    }),
+    dataInventory: retention.inventory,
+    monitoring: monitoring.port,
   }
+  const rateLimits = rateLimitPolicyOf(config)
+  const limits = rateLimits
+    ? createRateLimiter({
+        db: database.db,
+        clock,
+        policy: rateLimits,
+        kind: database.kind,
+        execute: (text, params) => database.executePrepared(text, params),
+      })
+    : undefined
+  // Counters with nothing left to count are deleted every 10 minutes (any process may do it).
+  const limitSweep = limits
+    ? setInterval(() => {
+        limits.sweep().catch((error) => log('warn', 'rate-limit counters not swept', String(error)))
+      }, 600_000)
+    : undefined
+  limitSweep?.unref()
   const runtime = {
     keys,
     payments: payments.gate,
+    limits,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     deps,
     clock,
@@ -106,12 +183,23 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       error: error instanceof Error ? error.stack : String(error),
     })
   const resourceBase = publicBaseUrlOf(config)
+  const discovery = buildDiscovery({
+    config,
+    version: VERSION,
+    baseUrl: resourceBase,
+    startedAt,
+    clock,
+    payment: payments.x402?.config,
+    sanctions: sanctions.service,
+    storedCategories: retention.notes,
+  })
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const app = createApp({
     runtime,
     operations,
-    health: { version: VERSION, startedAt, database },
+    health: { version: VERSION, startedAt, database, lists: () => listHealth(sanctions.service) },
     maxBodyBytes: config.MAX_BODY_BYTES,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
     onError,
     mcp: createMcpHttpHandler(mcp),
     mcpAllowedOrigins: [
@@ -122,8 +210,19 @@ export async function createService(config: Config, overrides: ServiceOverrides 
         .filter(Boolean),
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
-    routes: [paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase })],
+    routes: [
+      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
+      discoveryRoutes({ ...discovery, operations }),
+      docsRoutes(),
+      adminSanctionsRoutes(keys, {
+        sanctions: sanctions.service,
+        listStore: createSanctionsListStore(database.db, clock),
+        monitor: monitoring.monitor,
+      }),
+    ],
   })
+  // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
+  retention.job.start()
   return {
     config,
     database,
@@ -131,7 +230,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     mcp,
     app,
     startedAt,
+    monitoring,
     close: async () => {
+      await retention.job.stop()
+      await monitoring.stop()
+      clearInterval(limitSweep)
+      await limits?.close().catch((error) => log('warn', 'rate-limit counters not written', String(error)))
       await sanctions.service.stop()
       payments.stop()
       await database.close()

@@ -1,4 +1,12 @@
 import { z } from 'zod'
+import type { Tier } from '../core/context.ts'
+import {
+  DEFAULT_RATE_LIMITS,
+  parseTierLimits,
+  type RateLimitPolicy,
+  type TierLimits,
+} from '../core/limits/index.ts'
+import { readSolanaSecretKey } from '../core/payments/solana-fee-payer.ts'
 
 const optionalString = z
   .string()
@@ -16,10 +24,31 @@ function isCorsOrigin(entry: string): boolean {
   }
 }
 
+/** A webhook secret key: 32 bytes as 64 hex characters or base64. */
+function isSecretKey(text: string): boolean {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return true
+  return /^[A-Za-z0-9+/]{43}=?$/.test(text) && Buffer.from(text, 'base64').length === 32
+}
+/** `per-minute/per-day/per-month` for one tier (0: no limit in that window); unset: the default. */
+const tierLimits = optionalString.pipe(
+  z
+    .string()
+    .refine(
+      (value) => parseTierLimits(value) !== undefined,
+      'use per-minute/per-day/per-month as whole numbers (0: no limit), e.g. 300/100000/2000000',
+    )
+    .optional(),
+)
+
 /**
  * Every environment variable the service reads, parsed once (CONVENTIONS 2). The README's
  * configuration table lists the same names and defaults.
  */
+const EVM_ADDRESS = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address')
+  .optional()
+
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -70,6 +99,22 @@ export const ConfigSchema = z.object({
   // Fee payer that x402 SVM clients need in extra.feePayer (the facilitator's); else read from the
   // facilitator's GET /supported at start-up.
   X402_SOLANA_FEE_PAYER: optionalString,
+  // The service's own Solana fee payer (issue 15): base58 of the 64-byte secret key, or the path of
+  // a solana-keygen JSON key file. With SOLANA_RPC_URL, Solana payments are verified and settled
+  // here and the challenge's extra.feePayer is this key. The value is never echoed in errors.
+  SOLANA_FEE_PAYER_KEY: optionalString.pipe(
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        try {
+          readSolanaSecretKey(value)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message })
+        }
+      })
+      .optional(),
+  ),
+  SOLANA_RPC_URL: optionalString.pipe(z.url().optional()),
   X402_NETWORKS: z.string().default('eip155:8453'),
   X402_NETWORK_OVERRIDES: optionalString,
   X402_FACILITATOR_URL: optionalString.pipe(z.url().optional()),
@@ -85,9 +130,14 @@ export const ConfigSchema = z.object({
   // Before an x402 call runs, ask the chain (when the network has an RPC URL) whether the payer
   // holds the amount and has not used the authorization: on (default) or off.
   X402_FUNDS_CHECK: z.enum(['on', 'off']).default('on'),
+  // A paid call whose settlement cannot even be started (nothing sent): refuse (503, nothing
+  // charged; default) or serve (answer now, settle later).
+  X402_UNCONFIRMED_SETTLEMENT: z.enum(['refuse', 'serve']).default('refuse'),
   // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
-  // or `off`. Unset: the official URL when NODE_ENV=production, otherwise off.
+  // or `off`. Unset: SANCTIONS_DEFAULT_SOURCE, which is `official` (plain `npm start` reads the
+  // official lists); tests and benchmarks set it to `off` explicitly (core/testing/test-config.ts).
   NODE_ENV: optionalString,
+  SANCTIONS_DEFAULT_SOURCE: z.enum(['official', 'off']).default('official'),
   SANCTIONS_OFAC_SOURCE: optionalString,
   SANCTIONS_EU_SOURCE: optionalString,
   SANCTIONS_UN_SOURCE: optionalString,
@@ -95,6 +145,65 @@ export const ConfigSchema = z.object({
   SANCTIONS_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   SANCTIONS_KEEP_VERSIONS: z.coerce.number().int().min(1).max(1000).default(10),
   SANCTIONS_STARTUP_REFRESH_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  // Agent wallet checks (server/agent-chain.ts): which chain is read (its RPC is BASE_RPC_URL or
+  // BASE_SEPOLIA_RPC_URL), the USDC and ERC-8004 registry addresses (defaults: the official ones
+  // of that chain) and the first block of the registry event scan.
+  AGENT_CHAIN: z.enum(['base', 'base-sepolia']).default('base'),
+  AGENT_USDC_ADDRESS: optionalString.pipe(EVM_ADDRESS),
+  ERC8004_IDENTITY_REGISTRY: optionalString.pipe(EVM_ADDRESS),
+  ERC8004_REPUTATION_REGISTRY: optionalString.pipe(EVM_ADDRESS),
+  ERC8004_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
+  // Public discovery (issue 14): the commit self-verify reports (else read with git at start-up),
+  // security.txt (RFC 9116) and the legal texts (Markdown files; placeholders when unset).
+  SERVICE_COMMIT: optionalString,
+  SECURITY_CONTACT: optionalString.pipe(
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((entry) => /^(mailto:|https:\/\/|tel:)\S+$/.test(entry.trim())),
+        'use comma-separated mailto:, https:// or tel: URIs',
+      )
+      .optional(),
+  ),
+  SECURITY_POLICY_URL: optionalString.pipe(z.url().optional()),
+  SECURITY_TXT_EXPIRES: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  LEGAL_TERMS_FILE: optionalString,
+  LEGAL_PRIVACY_FILE: optionalString,
+  // Retention job (core/retention): per-category overrides `usage_logs=90,stored_checks=180`
+  // (checked against the category register at start-up), time between passes, rows per DELETE.
+  RETENTION_DAYS: optionalString,
+  RETENTION_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(100_000).default(1000),
+  // Sanctions monitoring (server/monitoring.ts): webhook secret keys (comma-separated 32-byte keys,
+  // hex or base64; the first encrypts new secrets, all decrypt: rotation), the delivery worker,
+  // the watchlist cap and how often new list diffs are turned into alerts.
+  WEBHOOK_SECRET_KEYS: optionalString.pipe(
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((key) => isSecretKey(key.trim())),
+        'use comma-separated 32-byte keys: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)',
+      )
+      .optional(),
+  ),
+  WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  WEBHOOK_CLAIM_LOCK_MS: z.coerce.number().int().min(11_000).max(3_600_000).default(60_000),
+  WATCHLIST_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  ALERTS_POLL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  // Rate limits (spec: Limits; core/limits): on (default) or off; per-tier numbers; per-minute for
+  // x402 payers and for anonymous 402 challenges per client IP.
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_SANDBOX: tierLimits,
+  RATE_LIMIT_FREE: tierLimits,
+  RATE_LIMIT_STARTER: tierLimits,
+  RATE_LIMIT_PRO: tierLimits,
+  RATE_LIMIT_ENTERPRISE: tierLimits,
+  RATE_LIMIT_X402_PER_MINUTE: z.coerce.number().int().min(1).max(2_000_000_000).default(120),
+  RATE_LIMIT_CHALLENGES_PER_MINUTE: z.coerce.number().int().min(1).max(2_000_000_000).default(60),
+  // Proxies in front of the service that append to X-Forwarded-For (the client IP of the challenge limit).
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 })
 
 export type Config = z.infer<typeof ConfigSchema>
@@ -107,4 +216,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }
   return parsed.data
+}
+
+/** The rate-limit policy of a configuration (defaults in core/limits/rate-limits.ts); undefined when RATE_LIMITS=off. */
+export function rateLimitPolicyOf(config: Config): RateLimitPolicy | undefined {
+  if (config.RATE_LIMITS === 'off') return undefined
+  const tier = (name: Tier, value: string | undefined): TierLimits =>
+    (value === undefined ? undefined : parseTierLimits(value)) ?? DEFAULT_RATE_LIMITS.tiers[name]
+  return {
+    tiers: {
+      sandbox: tier('sandbox', config.RATE_LIMIT_SANDBOX),
+      free: tier('free', config.RATE_LIMIT_FREE),
+      starter: tier('starter', config.RATE_LIMIT_STARTER),
+      pro: tier('pro', config.RATE_LIMIT_PRO),
+      enterprise: tier('enterprise', config.RATE_LIMIT_ENTERPRISE),
+    },
+    x402PerMinute: config.RATE_LIMIT_X402_PER_MINUTE,
+    challengesPerMinute: config.RATE_LIMIT_CHALLENGES_PER_MINUTE,
+  }
 }

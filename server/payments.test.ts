@@ -3,6 +3,8 @@ import { systemClock } from '../core/context.ts'
 import { SOLANA_DEVNET } from '../core/payments/networks.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { startFakeHttpServer } from '../core/testing/fakes/fake-http-server.ts'
+import { generateTestSolanaKey } from '../core/testing/solana/litesvm-chain.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { ConfigSchema } from './config.ts'
 import { buildPayments } from './payments.ts'
 
@@ -17,7 +19,7 @@ describe('payments start-up configuration', () => {
   })
 
   const build = (env: Record<string, string>, log: (level: string, message: string) => void = () => {}) =>
-    buildPayments(ConfigSchema.parse(env), database, 'instance', systemClock, log)
+    buildPayments(testConfig(env), database, 'instance', systemClock, log)
 
   it('names BASE_SEPOLIA_RPC_URL when only Base Sepolia is enabled and nothing can settle', () => {
     expect(() =>
@@ -87,5 +89,26 @@ describe('payments start-up configuration', () => {
     } finally {
       await facilitator.close().catch(() => {})
     }
+  })
+
+  it('SOLANA_FEE_PAYER_KEY: a bad value stops start-up naming it; without SOLANA_RPC_URL start-up stops; with it the key is extra.feePayer and Solana alone needs no EVM settler', async () => {
+    const parsed = ConfigSchema.safeParse({ SOLANA_FEE_PAYER_KEY: 'not-a-key' })
+    expect(parsed.success).toBe(false)
+    expect(JSON.stringify(parsed.error?.issues)).toContain('SOLANA_FEE_PAYER_KEY')
+    expect(JSON.stringify(parsed.error?.issues)).not.toContain('not-a-key')
+    const key = await generateTestSolanaKey()
+    const solanaOnly = {
+      X402_SOLANA_PAY_TO: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4',
+      X402_NETWORKS: SOLANA_DEVNET,
+      SOLANA_FEE_PAYER_KEY: key.base58,
+    }
+    expect(() => build(solanaOnly)).toThrow(/SOLANA_FEE_PAYER_KEY needs SOLANA_RPC_URL/)
+    const payments = build({
+      ...solanaOnly,
+      X402_SOLANA_FEE_PAYER: 'someoneElse1111111111111111111111',
+      SOLANA_RPC_URL: 'http://127.0.0.1:9/',
+    })
+    expect(payments.x402?.config.networks[0]?.feePayer).toBe(key.address)
+    expect(payments.solanaSettlementConfigured).toBe(true)
   })
 })

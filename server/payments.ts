@@ -2,7 +2,7 @@ import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
 import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
-import { createOnChainFundsCheck } from '../core/payments/funds-check.ts'
+import { createOnChainFundsCheck, type FundsCheck } from '../core/payments/funds-check.ts'
 import {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -20,8 +20,17 @@ import { createSettlementLedger } from '../core/payments/ledger/settlement-ledge
 import { createSettlementService } from '../core/payments/ledger/settlement-service.ts'
 import { createPaymentGate, type X402Payments } from '../core/payments/payment-gate.ts'
 import { chooseSettler } from '../core/payments/settler.ts'
+import {
+  createSolanaFeePayer,
+  readSolanaSecretKey,
+  type SolanaFeePayer,
+  solanaAddressOfSecretKey,
+} from '../core/payments/solana-fee-payer.ts'
+import { createSolanaJsonRpc } from '../core/payments/solana-rpc.ts'
+import { createSvmFundsCheck } from '../core/payments/svm-funds-check.ts'
+import { createSvmSettler, type SvmSettler } from '../core/payments/svm-settler.ts'
 import { createTreasuryReader } from '../core/payments/treasury.ts'
-import { createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
+import { type CircuitBreaker, createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'
 
@@ -33,6 +42,8 @@ export interface Payments {
   settlementConfigured: boolean
   solanaSettlementConfigured: boolean
   treasuryBalance?: () => Promise<bigint | undefined>
+  /** The facilitator client's circuit breaker (GET /v1/providers status), when a facilitator is set. */
+  facilitatorBreaker?: CircuitBreaker
   /** Liveness, the start-up sweep (reservations and settlements), then the worker. */
   start(): Promise<void>
   stop(): void
@@ -97,6 +108,7 @@ export function buildPayments(
     settlementConfigured: x402 !== undefined,
     solanaSettlementConfigured: x402?.solanaSettlementConfigured ?? false,
     treasuryBalance: x402?.treasuryBalance,
+    facilitatorBreaker: x402?.facilitatorBreaker,
     async start() {
       await database.holdLiveness(instanceId)
       await sweepReservations()
@@ -150,10 +162,72 @@ async function fillSolanaFeePayers(
   }
 }
 
+/** The service's own Solana fee payer, its RPC and settler (SOLANA_FEE_PAYER_KEY + SOLANA_RPC_URL). */
+interface OwnSolana {
+  feePayer: SolanaFeePayer
+  rpc: ReturnType<typeof createSolanaJsonRpc>
+  settler: SvmSettler
+  /** Resolves once the key is loaded; rejects (stopping start-up) when its halves do not match. */
+  ready(): Promise<void>
+}
+
+/**
+ * Issue 15: with SOLANA_FEE_PAYER_KEY and SOLANA_RPC_URL the service verifies Solana payments
+ * itself and co-signs them as fee payer. The key without the RPC stops start-up (it could never
+ * settle); the key without an enabled Solana network is only warned about.
+ */
+function buildOwnSolana(config: Config, solanaEnabled: boolean, log: Log): OwnSolana | undefined {
+  if (!config.SOLANA_FEE_PAYER_KEY) return undefined
+  if (!solanaEnabled) {
+    log(
+      'warn',
+      'SOLANA_FEE_PAYER_KEY is set but no Solana network is enabled (X402_SOLANA_PAY_TO, X402_NETWORKS)',
+    )
+    return undefined
+  }
+  if (!config.SOLANA_RPC_URL) {
+    throw new Error(
+      'SOLANA_FEE_PAYER_KEY needs SOLANA_RPC_URL: the service settles Solana payments through it',
+    )
+  }
+  const secretKey = readSolanaSecretKey(config.SOLANA_FEE_PAYER_KEY)
+  const loading = createSolanaFeePayer(secretKey)
+  loading.catch(() => {}) // reported by ready() at start-up
+  const feePayer: SolanaFeePayer = {
+    address: solanaAddressOfSecretKey(secretKey),
+    sign: async (message) => (await loading).sign(message),
+  }
+  const rpc = createSolanaJsonRpc({ url: config.SOLANA_RPC_URL })
+  return {
+    feePayer,
+    rpc,
+    settler: createSvmSettler({ feePayer, rpc }),
+    async ready() {
+      try {
+        await loading
+      } catch (error) {
+        throw new Error(`SOLANA_FEE_PAYER_KEY: not a valid Solana key pair (${(error as Error).message})`)
+      }
+    },
+  }
+}
+
+/** The EVM check (networks with an RPC URL) and, with the service's own fee payer, the Solana one. */
+function combinedFundsCheck(
+  rpcUrls: Record<string, string>,
+  ownSolana: OwnSolana | undefined,
+): FundsCheck | undefined {
+  const evm = createOnChainFundsCheck(rpcUrls)
+  if (!ownSolana) return evm
+  const solana = createSvmFundsCheck({ rpc: ownSolana.rpc, handles: (p) => ownSolana.settler.handles(p) })
+  return async (payment) => (payment.kind === 'solana' ? solana(payment) : evm?.(payment))
+}
+
 interface X402Setup {
   payments: X402Payments
   solanaSettlementConfigured: boolean
   treasuryBalance: Payments['treasuryBalance']
+  facilitatorBreaker?: CircuitBreaker
   start(): Promise<void>
   tick(): Promise<void>
 }
@@ -173,8 +247,13 @@ function buildX402(
   const overrides: Record<string, Partial<Omit<PaymentNetwork, 'network'>>> = config.X402_NETWORK_OVERRIDES
     ? JSON.parse(config.X402_NETWORK_OVERRIDES)
     : {}
-  if (config.X402_SOLANA_FEE_PAYER) {
-    for (const id of networks.filter((network) => network.startsWith('solana:'))) {
+  const solanaIds = networks.filter((network) => network.startsWith('solana:'))
+  const ownSolana = buildOwnSolana(config, solanaIds.length > 0 && Boolean(config.X402_SOLANA_PAY_TO), log)
+  if (ownSolana) {
+    // The service signs as fee payer itself: its key is the challenge's extra.feePayer.
+    for (const id of solanaIds) overrides[id] = { ...overrides[id], feePayer: ownSolana.feePayer.address }
+  } else if (config.X402_SOLANA_FEE_PAYER) {
+    for (const id of solanaIds) {
       overrides[id] = { feePayer: config.X402_SOLANA_FEE_PAYER, ...overrides[id] }
     }
   }
@@ -194,11 +273,9 @@ function buildX402(
   const missingRpc = paymentConfig.networks
     .filter((network) => network.kind === 'evm' && !rpcUrls[network.network] && RPC_VARIABLE[network.network])
     .map((network) => RPC_VARIABLE[network.network]!)
+  const facilitatorBreaker = createCircuitBreaker({ clock, failureThreshold: 3, coolDownMs: 30_000 })
   const facilitator = config.X402_FACILITATOR_URL
-    ? createFacilitatorClient({
-        url: config.X402_FACILITATOR_URL,
-        breaker: createCircuitBreaker({ clock, failureThreshold: 3, coolDownMs: 30_000 }),
-      })
+    ? createFacilitatorClient({ url: config.X402_FACILITATOR_URL, breaker: facilitatorBreaker })
     : undefined
   const onChain: OnChainSettler | undefined =
     config.SETTLEMENT_PRIVATE_KEY && Object.keys(rpcUrls).length > 0
@@ -207,23 +284,42 @@ function buildX402(
   if (config.SETTLEMENT_PRIVATE_KEY && missingRpc.length > 0) {
     log('warn', `on-chain settlement has no RPC for every enabled network: set ${missingRpc.join(', ')}`)
   }
-  const settler = chooseSettler({ facilitator, onChain, rpcVariables: missingRpc })
+  const settler = chooseSettler({
+    facilitator,
+    onChain,
+    solana: ownSolana?.settler,
+    evmEnabled: paymentConfig.networks.some((network) => network.kind === 'evm'),
+    rpcVariables: missingRpc,
+  })
   const ledger = createSettlementLedger({ db: database.db, clock, config: paymentConfig, instanceId })
   const settlement = createSettlementService({
     ledger,
     settler,
     clock,
-    authorizationUsed: onChain ? (payment) => onChain.authorizationUsed(payment) : undefined,
+    authorizationUsed:
+      onChain || ownSolana
+        ? async (payment) =>
+            ownSolana?.settler.handles(payment)
+              ? ownSolana.settler.transactionLanded(payment)
+              : onChain?.authorizationUsed(payment)
+        : undefined,
+    unconfirmed: config.X402_UNCONFIRMED_SETTLEMENT,
     log: (message, extra) => log('info', message, extra),
   })
   const nonceStore = createDbNonceStore(database.db, clock)
-  const verifier = createPaymentVerifier({ config: paymentConfig, nonceStore, clock, facilitator })
+  const verifier = createPaymentVerifier({
+    config: paymentConfig,
+    nonceStore,
+    clock,
+    facilitator,
+    ...(ownSolana ? { solana: { feePayer: ownSolana.feePayer.address, rpc: ownSolana.rpc } } : {}),
+  })
   const x402: X402Payments = {
     config: paymentConfig,
     verifier,
     ledger,
     settlement,
-    fundsCheck: config.X402_FUNDS_CHECK === 'on' ? createOnChainFundsCheck(rpcUrls) : undefined,
+    fundsCheck: config.X402_FUNDS_CHECK === 'on' ? combinedFundsCheck(rpcUrls, ownSolana) : undefined,
   }
 
   const treasuryBalance = createTreasuryReader(paymentConfig, rpcUrls)
@@ -231,10 +327,12 @@ function buildX402(
   return {
     payments: x402,
     solanaSettlementConfigured: Boolean(
-      facilitator && paymentConfig.networks.some((n) => n.kind === 'solana'),
+      (facilitator || ownSolana) && paymentConfig.networks.some((n) => n.kind === 'solana'),
     ),
     treasuryBalance,
+    facilitatorBreaker: facilitator ? facilitatorBreaker : undefined,
     async start() {
+      await ownSolana?.ready()
       await fillSolanaFeePayers(paymentConfig, facilitator, log)
       await ledger.register()
       const swept = await settlement.sweep((id) => database.isAlive(id))

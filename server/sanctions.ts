@@ -6,9 +6,11 @@ import {
   createSanctionsService,
   LIST_KEYS,
   type ListKey,
+  type ListProgressEvent,
   type SanctionsService,
 } from '../core/sanctions/index.ts'
 import type { Database } from '../core/store/database.ts'
+import type { ListHealth } from '../http/routes/public-routes.ts'
 import type { Config } from './config.ts'
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
@@ -34,21 +36,89 @@ const SOURCE_VARIABLES: Readonly<Record<ListKey, keyof Config>> = {
 
 /**
  * Where each list is refreshed from: the configured URL or path; `official` for the official
- * URL; `off` (or `none`) for no refresh. Unset means the official URL when NODE_ENV=production
- * and no refresh otherwise, so development and tests never reach the internet by default.
+ * URL; `off` (or `none`) for no refresh. Unset means SANCTIONS_DEFAULT_SOURCE: `official` by
+ * default, so a first `npm start` serves real lists wherever the network allows (issue 14 item 7);
+ * tests and benchmarks set it to `off` and never reach the internet.
  */
 export function sanctionsSources(config: Config): Partial<Record<ListKey, string>> {
-  const production = config.NODE_ENV === 'production'
+  const byDefault = config.SANCTIONS_DEFAULT_SOURCE === 'official'
   const sources: Partial<Record<ListKey, string>> = {}
   for (const key of LIST_KEYS) {
     const value = (config[SOURCE_VARIABLES[key]] as string | undefined)?.trim()
     const lowered = value?.toLowerCase()
     if (lowered === 'off' || lowered === 'none') continue
-    if (lowered === 'official' || (value === undefined && production))
+    if (lowered === 'official' || (value === undefined && byDefault))
       sources[key] = OFFICIAL_SANCTIONS_SOURCES[key]
     else if (value) sources[key] = value
   }
   return sources
+}
+
+/**
+ * Prints the progress of a list being read (start-up downloads of ~120 MB take a while): the
+ * download every 5 s per list with bytes and percentage, then parse and store (the refresher
+ * logs the outcome).
+ */
+export function progressLogger(log: Log, everyMs = 5000): (event: ListProgressEvent) => void {
+  const lastPrinted = new Map<ListKey, number>()
+  const mb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10
+  return (event) => {
+    if (event.phase === 'download') {
+      const now = Date.now()
+      const last = lastPrinted.get(event.list_key)
+      if (last !== undefined && now - last < everyMs && event.received !== event.total) return
+      lastPrinted.set(event.list_key, now)
+      log('info', 'sanctions list downloading', {
+        list: event.list_key,
+        received_mb: mb(event.received),
+        ...(event.total
+          ? { total_mb: mb(event.total), percent: Math.floor((event.received / event.total) * 100) }
+          : {}),
+      })
+    } else if (event.phase === 'done') {
+      // The refresher logs the outcome itself (updated, unchanged or failed with the reason).
+      lastPrinted.delete(event.list_key)
+    } else {
+      log('info', event.phase === 'parse' ? 'sanctions list parsing' : 'sanctions list storing', {
+        list: event.list_key,
+        size_mb: mb(event.bytes),
+      })
+    }
+  }
+}
+
+/** The lists as /health reports them: a reason for every list that is not loaded and current. */
+export function listHealth(service: Pick<SanctionsService, 'status'>): ListHealth[] {
+  return service.status().map((status) => {
+    const base = { list_key: status.list_key }
+    if (status.loaded) {
+      const loaded = { ...base, as_of: status.loaded.as_of, entries: status.loaded.entry_count }
+      if (!status.stale) return { ...loaded, status: 'loaded' as const }
+      return {
+        ...loaded,
+        status: 'stale' as const,
+        reason: status.last_error
+          ? `refresh failing: ${status.last_error}`
+          : 'not confirmed current for 1.5 x the refresh interval',
+      }
+    }
+    if (!status.configured) {
+      return {
+        ...base,
+        status: 'unavailable' as const,
+        reason:
+          'no list source configured (off) and no stored copy: set the source, or run npm run lists:import -- <folder>',
+      }
+    }
+    if (status.last_error) {
+      return {
+        ...base,
+        status: 'unavailable' as const,
+        reason: `${status.last_error}; retried hourly, or load files with npm run lists:import -- <folder>`,
+      }
+    }
+    return { ...base, status: 'loading' as const, reason: 'first download and parse in progress' }
+  })
 }
 
 export interface Sanctions {
@@ -71,6 +141,7 @@ export function buildSanctions(config: Config, database: Database, clock: Clock,
     keepVersions: config.SANCTIONS_KEEP_VERSIONS,
     startupRefreshDelayMs: config.SANCTIONS_STARTUP_REFRESH_DELAY_MS,
     log,
+    onProgress: progressLogger(log),
   })
   return { service, port: createSanctionsNameScreen(service) }
 }

@@ -12,8 +12,8 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createDatabase } from '../core/store/database.ts'
 import { listen } from '../core/testing/serve.ts'
+import { testConfig } from '../core/testing/test-config.ts'
 import { createService } from '../server/compose.ts'
-import { ConfigSchema } from '../server/config.ts'
 
 /** Pinned: a new suite version may add scenarios; bump it on purpose. */
 const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.1.16'
@@ -57,7 +57,7 @@ function runSuite(url: string): Promise<number> {
   })
 }
 
-const service = await createService(ConfigSchema.parse({ PORT: '0' }), {
+const service = await createService(testConfig({ PORT: '0' }), {
   database: await createDatabase(),
   log: () => {},
 })

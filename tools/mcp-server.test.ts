@@ -110,7 +110,7 @@ describe('MCP server', () => {
       expect(tool.annotations).toEqual({
         title: expect.any(String),
         readOnlyHint: expect.any(Boolean),
-        destructiveHint: tool.name === 'keys_revoke',
+        destructiveHint: operation?.destructive === true,
         idempotentHint: expect.any(Boolean),
         openWorldHint: expect.any(Boolean),
       })

@@ -12,7 +12,8 @@ import {
 import { z } from 'zod'
 import { QUALITIES, type Quality } from '../core/context.ts'
 import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
-import { MICROS_PER_USD, type Micros } from '../core/money.ts'
+import type { RateLimitState } from '../core/limits/index.ts'
+import { formatUsdShort } from '../core/money.ts'
 import { type AnyOperation, invokeOperation, type OperationRuntime } from '../core/operations/index.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { Receipt } from '../core/payments/charge.ts'
@@ -39,6 +40,8 @@ export const X402_ERROR_KEY = 'x402/error'
  * MCP has no request headers, and the tool arguments are the route's input, nothing more.
  */
 export const QUALITY_META = 'response_quality'
+/** `_meta` key of a successful tool result carrying the payer's tightest rate limit (REST: X-RateLimit-*). */
+export const RATE_LIMIT_META = 'rate_limit'
 
 /** The parameters of a tools/call as sent: `arguments` may be anything, and is validated as input. */
 export interface ToolCallParams {
@@ -51,7 +54,7 @@ export interface ToolCallParams {
 export interface McpToolset {
   version: string
   tools: Tool[]
-  call(params: ToolCallParams, apiKey: string | undefined): Promise<CallToolResult>
+  call(params: ToolCallParams, apiKey: string | undefined, clientAddress?: string): Promise<CallToolResult>
 }
 
 /**
@@ -74,8 +77,12 @@ function errorResult(
     const wrapped = { [X402_ERROR_KEY]: { code: 402, message, data: paymentRequired } }
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(wrapped) }] }
   }
-  const { problem, retryAfter } = toProblem(error, requestId, onError)
-  const document = { ...problem, ...(retryAfter === undefined ? {} : { retryAfter }) }
+  const { problem, retryAfter, rateLimit } = toProblem(error, requestId, onError)
+  const document = {
+    ...problem,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+    ...(rateLimit ? { rateLimit: rateLimitView(rateLimit) } : {}),
+  }
   if (Array.isArray(document.detail)) {
     // A root-level failure names the request body over REST; over MCP it is the arguments.
     document.detail = document.detail.map((item: { field: string; message: string }) => ({
@@ -84,6 +91,11 @@ function errorResult(
     }))
   }
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(document) }] }
+}
+
+/** The limit as MCP results carry it: what REST sends as X-RateLimit-Limit, -Remaining and -Reset. */
+function rateLimitView(state: RateLimitState): { limit: number; remaining: number; reset: number } {
+  return { limit: state.limit, remaining: state.remaining, reset: state.reset }
 }
 
 /** What an x402 payment settled as, for `_meta` (a paid call by key has no settlement meta). */
@@ -103,13 +115,6 @@ function resourceUrl(base: string, operation: AnyOperation, args: Record<string,
   return `${base}${path}`
 }
 
-/** USD for people: at least two decimals, no trailing zeros beyond (0.005, 0.20, 1.05). */
-function usdText(micros: Micros): string {
-  const whole = micros / MICROS_PER_USD
-  const fraction = (micros % MICROS_PER_USD).toString().padStart(6, '0').replace(/0+$/, '').padEnd(2, '0')
-  return `${whole}.${fraction}`
-}
-
 /** The quality tiers an operation prices (one tier: there is nothing to choose). */
 function qualitiesOf(operation: AnyOperation): Quality[] {
   const prices = operation.price?.x402
@@ -120,7 +125,7 @@ function tierPrices(prices: TierPrices): Partial<Record<Quality, string>> {
   const view: Partial<Record<Quality, string>> = {}
   for (const quality of QUALITIES) {
     const micros = prices[quality]
-    if (micros !== undefined) view[quality] = usdText(micros)
+    if (micros !== undefined) view[quality] = formatUsdShort(micros)
   }
   return view
 }
@@ -234,7 +239,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   return {
     version: options.version,
     tools,
-    async call(params, apiKey) {
+    async call(params, apiKey, clientAddress) {
       const requestId = randomUUID()
       const operation = byId.get(params.name)
       if (!operation) {
@@ -256,9 +261,17 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           payment: params._meta?.[X402_PAYMENT_META],
           resourceUrl: resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {}),
           requestId,
+          clientAddress,
         })
         const output = (result.output ?? {}) as Record<string, unknown>
-        const meta = receiptMeta(result.receipt)
+        const receipt = receiptMeta(result.receipt)
+        const meta =
+          receipt || result.rateLimit
+            ? {
+                ...receipt,
+                ...(result.rateLimit ? { [RATE_LIMIT_META]: rateLimitView(result.rateLimit) } : {}),
+              }
+            : undefined
         return {
           structuredContent: output,
           content: [{ type: 'text', text: JSON.stringify(output) }],
@@ -306,7 +319,13 @@ export function createMcpServer(toolset: McpToolset, options: { apiKey?: string 
     if (!toolNames.has(params.data.name)) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.data.name}`)
     }
-    return toolset.call(params.data, extra.authInfo?.token ?? options.apiKey)
+    const auth = extra.authInfo
+    const clientAddress = auth?.extra?.clientAddress
+    return toolset.call(
+      params.data,
+      auth ? auth.token || undefined : options.apiKey,
+      typeof clientAddress === 'string' ? clientAddress : undefined,
+    )
   }
   return server
 }
@@ -318,7 +337,7 @@ export function createMcpServer(toolset: McpToolset, options: { apiKey?: string 
  * never sees another's.
  */
 export function createMcpHttpHandler(toolset: McpToolset) {
-  return async (request: Request, apiKey: string | undefined): Promise<Response> => {
+  return async (request: Request, apiKey: string | undefined, clientAddress?: string): Promise<Response> => {
     const server = createMcpServer(toolset)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -328,7 +347,16 @@ export function createMcpHttpHandler(toolset: McpToolset) {
     try {
       return await transport.handleRequest(
         request,
-        apiKey === undefined ? undefined : { authInfo: { token: apiKey, clientId: 'x-api-key', scopes: [] } },
+        apiKey === undefined && clientAddress === undefined
+          ? undefined
+          : {
+              authInfo: {
+                token: apiKey ?? '',
+                clientId: 'x-api-key',
+                scopes: [],
+                ...(clientAddress === undefined ? {} : { extra: { clientAddress } }),
+              },
+            },
       )
     } finally {
       void server.close()

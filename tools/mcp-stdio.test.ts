@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { operations } from '../core/operations/index.ts'
+import { OFFLINE_LISTS } from '../core/testing/test-config.ts'
 import { problemOf } from './tool-errors.ts'
 
 /** The `validation-mcp` process (server/mcp-stdio.ts) through the official client's stdio transport. */
@@ -19,7 +20,7 @@ describe('MCP over stdio', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: ['--import', 'tsx', 'server/mcp-stdio.ts'],
-        env: { ...getDefaultEnvironment(), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+        env: { ...getDefaultEnvironment(), ...OFFLINE_LISTS, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
         stderr: 'ignore',
       }),
     )

@@ -233,7 +233,10 @@ export async function runCompanyCheck(
   if (results.dns) assessments.push(assessDns(results.dns as never))
   if (results.tls) assessments.push(assessTls(results.tls as never))
   if (request.iban) assessments.push(assessIban(request.iban, country, stamp()))
-  if (request.wallet) assessments.push(assessWallet(request.wallet.address, request.wallet.chain, stamp()))
+  if (request.wallet) {
+    const screen = await screenWallet(deps, request.wallet.address)
+    assessments.push(assessWallet(request.wallet.address, request.wallet.chain, stamp(), screen))
+  }
   const risk = countryRisk(country)
   assessments.push(
     risk
@@ -260,6 +263,16 @@ export async function runCompanyCheck(
     if (profile) outcome.register_profile = profile
   }
   return outcome
+}
+
+/** Screens a wallet address; no port (or no address screen) wired means not screened. */
+async function screenWallet(deps: CompanyCheckDeps, address: string): Promise<SanctionsNameScreenResult> {
+  if (!deps.sanctions?.screenAddress) return { status: 'unavailable', reason: 'sanctions_lists_not_loaded' }
+  try {
+    return await deps.sanctions.screenAddress(address)
+  } catch {
+    return { status: 'unavailable', reason: 'internal_error' }
+  }
 }
 
 /** Screens names (in parallel); no port wired means the lists are not loaded: unavailable. */

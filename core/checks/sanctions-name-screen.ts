@@ -8,4 +8,9 @@ import type { SanctionsNameScreenResult } from '../scoring/sanctions-name-result
  */
 export interface SanctionsNameScreen {
   screenName(name: string, country?: string): Promise<SanctionsNameScreenResult>
+  /**
+   * Screens a crypto address against the listed digital currency addresses (EVM in any letter
+   * case, base58 exactly); absent: wallet addresses are reported not screened.
+   */
+  screenAddress?(address: string): Promise<SanctionsNameScreenResult>
 }

@@ -69,7 +69,6 @@ export interface ApiKeyService {
    * A paid top-up (POST /v1/keys/upgrade/{tier}): adds `amount` and raises the tier, inside the
    * caller's transaction so it commits with the settled payment.
    */
-  creditTopUp(tx: DbTransaction, keyId: string, amount: Micros, tier: Tier): Promise<void>
   /** What keys spent from their prepaid balances: one key's, or all keys' (revenue figures). */
   spentTotal(keyId?: string): Promise<Micros>
 }
@@ -199,16 +198,6 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
       return row ? toRecord(row) : null
     },
 
-    async creditTopUp(tx, keyId, amount, tier) {
-      if (amount <= 0n) throw new ServiceError('validation_failed', 'credit must be positive')
-      const rows = await tx
-        .update(apiKeys)
-        .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}`, tier })
-        .where(eq(apiKeys.id, keyId))
-        .returning({ id: apiKeys.id })
-      if (rows.length !== 1) throw new ServiceError('not_found', 'unknown key')
-    },
-
     async spentTotal(keyId) {
       const [row] = await db
         .select({ total: sql<string>`coalesce(sum(${apiKeys.spentMicros}), 0)` })
@@ -234,4 +223,32 @@ function toRecord(row: typeof apiKeys.$inferSelect): KeyRecord {
     expiresAt: row.expiresAt,
     createdAt: row.createdAt,
   }
+}
+
+/**
+ * A settled top-up's credit, inside the transaction that marks its payment SETTLED (the ledger
+ * calls it on every path to SETTLED: at once, on a retry of the ledger write, or from the sweep).
+ * The tier only goes up: a key already above the bought tier keeps its tier.
+ */
+export async function creditTopUp(
+  tx: DbTransaction,
+  keyId: string,
+  amount: Micros,
+  tier: Tier,
+): Promise<void> {
+  if (amount <= 0n) throw new ServiceError('validation_failed', 'credit must be positive')
+  const order = sql.join(
+    TIERS.map((name) => sql`${name}`),
+    sql`, `,
+  )
+  const rank = (value: unknown) => sql`array_position(array[${order}]::text[], ${value}::text)`
+  const rows = await tx
+    .update(apiKeys)
+    .set({
+      balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}`,
+      tier: sql`case when ${rank(apiKeys.tier)} >= ${rank(tier)} then ${apiKeys.tier} else ${tier} end`,
+    })
+    .where(eq(apiKeys.id, keyId))
+    .returning({ id: apiKeys.id })
+  if (rows.length !== 1) throw new ServiceError('not_found', 'unknown key')
 }

@@ -17,6 +17,12 @@ export interface OperationHttp {
   status?: 200 | 201 | 204
   /** POST without a request body (e.g. a test delivery); its input is the path parameters. */
   noBody?: boolean
+  /**
+   * REST answers with this field of the output instead of the whole object, for routes whose
+   * contract is a bare JSON array (`GET /v1/providers`). MCP tools keep the object, since a tool's
+   * structured content is always an object.
+   */
+  bodyField?: string
 }
 
 /**
@@ -28,6 +34,11 @@ export interface OperationHttp {
 export interface OperationAccess {
   sandbox: 'mock' | 'refuse' | 'run'
   minTier?: Exclude<Tier, 'sandbox'>
+  /**
+   * The operation works on the calling key's own data (spec: watchlist routes): a call without a
+   * customer key (no key, an x402 payer, the operator key) gets 403 "Tenant context required".
+   */
+  tenant?: boolean
 }
 
 export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

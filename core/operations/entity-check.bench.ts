@@ -7,10 +7,10 @@
  */
 import { performance } from 'node:perf_hooks'
 import { createService } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 import { usd } from '../money.ts'
 import { createDatabase } from '../store/database.ts'
 import { startCompanyFakes } from '../testing/company-fakes.ts'
+import { testConfig } from '../testing/test-config.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30)
 const WARMUP = 3
@@ -36,7 +36,7 @@ const round = (n: number) => Math.round(n * 10) / 10
 async function measure(delayMs: number) {
   const fakes = await startCompanyFakes({ delayMs, timeoutMs: 5000 })
   const database = await createDatabase()
-  const config = ConfigSchema.parse({ PORT: '0', ADMIN_API_KEY: 'svc_admin_bench_0123456789abcdefghij' })
+  const config = testConfig({ PORT: '0', ADMIN_API_KEY: 'svc_admin_bench_0123456789abcdefghij' })
   const service = await createService(config, { database, log: () => {} })
   service.runtime.deps.companySources = fakes.sources
   service.runtime.deps.sanctions = fakes.sanctions

@@ -31,7 +31,11 @@ export const EntityCheckInput = z
     domain: domainSchema.optional().describe('Bare hostname, no protocol, path or query'),
     iban: ibanSchema.optional().describe('IBAN without spaces, structurally validated'),
     vat_number: vatNumberSchema.optional().describe('EU VAT number with country prefix'),
-    wallet_address: walletAddressSchema.optional().describe('EVM or Solana address; format check only'),
+    wallet_address: walletAddressSchema
+      .optional()
+      .describe(
+        'EVM, Solana or Bitcoin address: format check and screen against the OFAC digital currency addresses (no on-chain lookup)',
+      ),
     wallet_chain: z.enum(WALLET_CHAINS).optional().describe('Chain of wallet_address; defaults to eth'),
     target_industries: z
       .array(z.string().min(1).max(100))

@@ -1,3 +1,6 @@
+import { agentCheck } from './agent-check.ts'
+import { complianceAlerts } from './compliance-alerts.ts'
+import { dataInventory } from './data-inventory.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { financialHealth } from './financial-health.ts'
@@ -5,10 +8,16 @@ import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
 import { leadsVerify } from './leads-verify.ts'
+import { providersList } from './providers-list.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
+import { usageEndpoints } from './usage-endpoints.ts'
+import { usageSummary } from './usage-summary.ts'
+import { walletBalance } from './wallet-balance.ts'
+import { watchlistAdd, watchlistDelete, watchlistGet, watchlistList } from './watchlist.ts'
+import { webhooksCreate, webhooksDelete, webhooksDeliveries, webhooksList, webhooksTest } from './webhooks.ts'
 
 /**
  * The operation registry: every customer REST route under /v1 and every MCP tool comes from this
@@ -25,6 +34,22 @@ export const operations: readonly AnyOperation[] = [
   keysRevoke,
   financialHealth,
   leadsVerify,
+  agentCheck,
+  walletBalance,
+  providersList,
+  dataInventory,
+  complianceAlerts,
+  watchlistAdd,
+  watchlistList,
+  watchlistGet,
+  watchlistDelete,
+  webhooksCreate,
+  webhooksList,
+  webhooksDelete,
+  webhooksTest,
+  webhooksDeliveries,
+  usageSummary,
+  usageEndpoints,
 ] as AnyOperation[]
 
 export {

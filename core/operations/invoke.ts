@@ -2,6 +2,7 @@ import type { Caller, Clock, Quality } from '../context.ts'
 import { QUALITIES } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
 import { type ApiKeyService, tierAtLeast } from '../keys/api-keys.ts'
+import type { RateLimiter, RateLimitState } from '../limits/index.ts'
 import { type Charge, freeCharge, type PaymentGate, type Receipt } from '../payments/charge.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
 import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
@@ -21,6 +22,8 @@ export interface InvocationRequest {
   payment?: unknown
   resourceUrl: string
   requestId: string
+  /** The client's IP address where the transport knows it: anonymous 402 challenges are limited per address. */
+  clientAddress?: string
 }
 
 export interface InvocationResult {
@@ -28,12 +31,16 @@ export interface InvocationResult {
   /** The operation's success status (200, 201 or 204). */
   status: 200 | 201 | 204
   receipt: Receipt
+  /** The tightest rate limit of the payer after this call (X-RateLimit-* over HTTP); none for the operator. */
+  rateLimit?: RateLimitState
 }
 
 export interface OperationRuntime {
   keys: Pick<ApiKeyService, 'authenticate'>
   payments: PaymentGate
   usage: UsageRecorder
+  /** Per-key, per-payer and per-IP limits (spec: Limits); absent: nothing is limited. */
+  limits?: RateLimiter
   deps: ServiceDeps
   clock: Clock
   /**
@@ -128,8 +135,16 @@ export async function invokeOperation(
   let charge: Charge | undefined
   let receipt: Receipt | undefined
   let outcome: UsageOutcome = 'internal'
+  let rateLimit: RateLimitState | undefined
+  const limits = runtime.limits
+  const admit = async (payer: Caller): Promise<void> => {
+    rateLimit = (await limits?.admit(payer)) ?? rateLimit
+  }
   try {
     caller = await runtime.keys.authenticate(request.apiKey)
+    if (operation.access.tenant && (caller.kind !== 'key' || caller.role === 'admin')) {
+      throw new ServiceError('forbidden', 'Tenant context required')
+    }
     if (operation.price === null && caller.kind !== 'key') {
       throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
     }
@@ -137,11 +152,12 @@ export async function invokeOperation(
     const input = parseWith(operation.input, request.input)
     const status = operation.http.status ?? 200
     if (checkAccess(operation, caller) === 'mock' && operation.mock) {
+      await admit(caller)
       charge = freeCharge(caller, 'sandbox')
       const output = checkedOutput(runtime, operation, operation.mock(input))
       receipt = await charge.complete()
       outcome = 'ok'
-      return { output, status, receipt }
+      return { output, status, receipt, rateLimit }
     }
     charge = await runtime.payments.open({
       operationId: operation.id,
@@ -152,6 +168,7 @@ export async function invokeOperation(
       payment: request.payment,
       resourceUrl: request.resourceUrl,
       units: operation.units?.(input),
+      admit,
     })
     const writes: (() => Promise<void>)[] = []
     const ctx: OperationContext = {
@@ -172,9 +189,17 @@ export async function invokeOperation(
     receipt = await charge.complete()
     await keepWrites(writes, (error) => runtime.onWriteError?.(error, operation.id))
     outcome = 'ok'
-    return { output, status, receipt }
+    return { output, status, receipt, rateLimit }
   } catch (error) {
-    const failure = asDependencyFailure(error)
+    let failure = asDependencyFailure(error)
+    if (limits && failure instanceof PaymentRequiredError && !charge && caller.kind === 'anonymous') {
+      // A challenge to a caller with neither key nor verified payment: limited per client IP.
+      try {
+        await limits.admitChallenge(request.clientAddress)
+      } catch (refusal) {
+        failure = asDependencyFailure(refusal)
+      }
+    }
     outcome = outcomeOf(failure)
     throw failure
   } finally {

@@ -5,8 +5,13 @@ import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { Caller, Clock, KeyCaller, Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { ApiKeyService } from '../keys/api-keys.ts'
+import type { MonitoringPort } from '../monitoring/monitoring-port.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
+import type { ProviderDirectory } from '../providers/provider-directory.ts'
+import type { DataInventoryItem } from '../retention/data-inventory.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
+import type { AgentChainReader } from '../sources/agent-chain.ts'
+import type { UsageReports } from '../usage/usage-reports.ts'
 
 /**
  * Everything an operation may use, injected (CONVENTIONS 2). Each port is optional: an operation
@@ -26,6 +31,18 @@ export interface ServiceDeps {
   keys?: Pick<ApiKeyService, 'get' | 'revoke'>
   /** Revenue and settlement figures (GET /v1/financial/health). */
   financial?: FinancialHealthDeps
+  /** Base chain reads for agent checks and wallet balances; absent: those parts are unavailable. */
+  agentChain?: Pick<AgentChainReader, 'chainId' | 'readWallet'>
+  /** The ERC-8004 registry addresses the chain reader uses (reported in agent checks). */
+  agentRegistries?: { identity: string; reputation: string }
+  /** The upstream providers with their live status (GET /v1/providers). */
+  providers?: ProviderDirectory
+  /** The stored data categories with live figures (GET /v1/data/inventory). */
+  dataInventory?: { read(caller: KeyCaller): Promise<DataInventoryItem[]> }
+  /** Compliance alerts, watchlists and webhooks (issue 10); absent: those operations answer 503. */
+  monitoring?: MonitoringPort
+  /** The calling key's usage (GET /v1/usage/summary, /v1/usage/endpoints). */
+  usage?: UsageReports
 }
 
 /** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */

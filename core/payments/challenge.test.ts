@@ -2,6 +2,7 @@ import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader, x402HTTPClient } from '@x402/core/http'
 import {
   PaymentRequiredSchema,
+  PaymentRequiredV1Schema,
   PaymentRequiredV2Schema,
   PaymentRequirementsV1Schema,
 } from '@x402/core/schemas'
@@ -41,6 +42,15 @@ describe('buildPaymentChallenge', () => {
     const parsed = PaymentRequiredV2Schema.safeParse(challenge.paymentRequired)
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true)
     expect(PaymentRequiredSchema.safeParse(challenge.paymentRequired).success).toBe(true)
+  })
+
+  it('produces a body that is a whole x402 v1 object: version 1 with v1 network names', () => {
+    expect(challenge.body.x402Version).toBe(1)
+    const parsed = PaymentRequiredV1Schema.safeParse(challenge.body)
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true)
+    expect(challenge.body.accepts.map((a) => a.networkId)).toEqual(
+      challenge.paymentRequired.accepts.map((a) => a.network),
+    )
   })
 
   it('produces body accepts items that the x402 v1 schema (as x402-fetch parses them) accepts', () => {
@@ -112,7 +122,8 @@ describe('buildPaymentChallenge', () => {
     expect(challenge.body.error).toBe('Payment required')
     expect(challenge.body).not.toHaveProperty('errorCode')
     const rejected = buildPaymentChallenge(requirements, { code: 'nonce_replay' })
-    expect(rejected.body).toMatchObject({ x402Version: 2, errorCode: 'nonce_replay' })
+    expect(rejected.body).toMatchObject({ x402Version: 1, errorCode: 'nonce_replay' })
+    expect(rejected.paymentRequired).toMatchObject({ x402Version: 2, errorCode: 'nonce_replay' })
     expect(rejected.body.error).toMatch(/nonce/i)
     expect(PaymentRequiredV2Schema.safeParse(rejected.paymentRequired).success).toBe(true)
   })

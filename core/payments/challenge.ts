@@ -28,7 +28,8 @@ export interface AcceptsItem {
 }
 
 export interface PaymentRequiredObject {
-  x402Version: 2
+  /** 2 in the header view (CAIP-2 networks); 1 in the body view (x402 v1 network names). */
+  x402Version: 1 | 2
   error: string
   /** Only on a 402 that rejects a payment (spec: x402 details). */
   errorCode?: PaymentErrorCode
@@ -39,7 +40,10 @@ export interface PaymentRequiredObject {
 export interface PaymentChallenge {
   /** Pure x402 v2 (CAIP-2 networks): the `PAYMENT-REQUIRED` header and MCP `structuredContent`. */
   paymentRequired: PaymentRequiredObject
-  /** The JSON body of the HTTP 402: as above but `network` in x402 v1 naming, which `x402-fetch` requires. */
+  /**
+   * The JSON body of the HTTP 402: the same challenge as an x402 v1 object (`x402Version: 1`,
+   * `network` in v1 naming, which `x402-fetch` requires), with the spec's fields on every item.
+   */
   body: PaymentRequiredObject
 }
 
@@ -75,7 +79,9 @@ export function encodeBase64Json(value: unknown): string {
  *
  * Why two views: x402 v2 requires `network` in CAIP-2 form (`eip155:8453`) while x402 v1
  * clients (`x402-fetch`) parse the body and accept only v1 names (`base`). v2 clients read the
- * header, v1 clients the body, so the header holds the v2 view and the body the v1-named one.
+ * header, v1 clients the body, so the header holds the v2 view and the body the v1 one, each
+ * declaring its own version (a v1 client copies the body's `x402Version` into its payment).
+ * Every item of both views also carries the CAIP-2 id in `networkId` and the spec's fields.
  */
 export function buildPaymentChallenge(
   requirements: readonly PaymentRequirement[],
@@ -84,7 +90,6 @@ export function buildPaymentChallenge(
   const first = requirements[0]
   if (!first) throw new RangeError('a payment challenge needs at least one requirement')
   const base = {
-    x402Version: 2 as const,
     error: rejection
       ? (rejection.message ?? PAYMENT_ERROR_MESSAGES[rejection.code])
       : PAYMENT_REQUIRED_MESSAGE,
@@ -92,9 +97,14 @@ export function buildPaymentChallenge(
     resource: { url: first.resourceUrl, description: first.description, mimeType: first.mimeType },
   }
   const paymentRequired: PaymentRequiredObject = {
+    x402Version: 2,
     ...base,
     accepts: requirements.map((r) => acceptsItem(r, 'v2')),
   }
-  const body: PaymentRequiredObject = { ...base, accepts: requirements.map((r) => acceptsItem(r, 'body')) }
+  const body: PaymentRequiredObject = {
+    x402Version: 1,
+    ...base,
+    accepts: requirements.map((r) => acceptsItem(r, 'body')),
+  }
   return { paymentRequired, body }
 }

@@ -22,6 +22,12 @@ export interface ChargeRequest {
   resourceUrl: string
   /** Number of billable units (leads per lead); 1 otherwise. */
   units?: number
+  /**
+   * Called with the payer once it is known (the key, or the verified x402 payer) and before any
+   * money moves: the rate limiter counts the call here and throws to refuse it, so a refused call
+   * is never charged (spec: Limits).
+   */
+  admit?: (payer: Caller) => Promise<void>
 }
 
 /** How an x402 payment ended for the caller: settled now, or verified and held for the retry worker. */

@@ -25,6 +25,12 @@ export const PAYMENT_ERROR_CODES = [
   'facilitator_rejected',
   'insufficient_balance',
   'invalid_requirements',
+  'fee_payer_mismatch',
+  'fee_payer_not_isolated',
+  'extra_signers',
+  'lookup_tables_unsupported',
+  'instruction_layout',
+  'compute_budget_too_high',
 ] as const
 
 export type PaymentErrorCode = (typeof PAYMENT_ERROR_CODES)[number]
@@ -55,4 +61,13 @@ export const PAYMENT_ERROR_MESSAGES: Readonly<Record<PaymentErrorCode, string>> 
   insufficient_balance: 'The API key balance does not cover this call; pay it with x402 or top up the key',
   invalid_requirements:
     'Payment requirements are not ones this service issues (its own resource at its price)',
+  fee_payer_mismatch: "Solana transaction fee payer is not the service's fee payer (extra.feePayer)",
+  fee_payer_not_isolated:
+    "Solana transaction uses the service's fee payer in an instruction (authority, source or other account)",
+  extra_signers: 'Solana transaction requires signers other than the payer and the fee payer',
+  lookup_tables_unsupported:
+    'Solana transaction uses address lookup tables, which this service does not accept',
+  instruction_layout:
+    'Solana transaction instructions are not the exact scheme layout (compute limit, compute price, TransferChecked, optional memo)',
+  compute_budget_too_high: 'Solana transaction compute unit limit or price is above the accepted maximum',
 }

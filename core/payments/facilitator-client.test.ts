@@ -138,10 +138,33 @@ describe('createFacilitatorClient', () => {
       isValid: false,
       invalidReason: 'facilitator_unavailable',
     })
+    // Connection refused: the facilitator never got the request, so nothing can settle later.
     expect(await client.settle(payload, standard)).toMatchObject({
       success: false,
       errorReason: 'facilitator_unavailable',
       retryable: true,
+      submitted: false,
+    })
+  })
+
+  it('counts a settle that timed out or got a 5xx as possibly sent, and a 429 as not sent', async () => {
+    handler = (_b, res) => {
+      const timer = setTimeout(() => json(res, 200, { success: true }), 3_000)
+      res.on('close', () => clearTimeout(timer))
+    }
+    expect(
+      await createFacilitatorClient({ url, settleTimeoutMs: 100 }).settle(payload, standard),
+    ).toMatchObject({
+      errorReason: 'facilitator_unavailable',
+      submitted: true,
+    })
+    handler = (_b, res) => json(res, 502, { error: 'bad gateway' })
+    expect(await createFacilitatorClient({ url }).settle(payload, standard)).toMatchObject({
+      submitted: true,
+    })
+    handler = (_b, res) => json(res, 429, { error: 'slow down' })
+    expect(await createFacilitatorClient({ url }).settle(payload, standard)).toMatchObject({
+      submitted: false,
     })
   })
 

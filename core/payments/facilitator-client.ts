@@ -70,6 +70,27 @@ const FACILITATOR_REASONS: Readonly<Record<string, PaymentErrorCode>> = {
   invalid_exact_evm_payload_authorization_valid_after: 'not_yet_valid',
   invalid_exact_evm_payload_recipient_mismatch: 'wrong_recipient',
   invalid_exact_svm_payload_transaction_amount_mismatch: 'insufficient_amount',
+  invalid_exact_svm_payload_amount_mismatch: 'insufficient_amount',
+  invalid_exact_svm_payload_mint_mismatch: 'wrong_asset',
+  invalid_exact_svm_payload_recipient_mismatch: 'wrong_recipient',
+  invalid_exact_svm_payload_signature_invalid: 'invalid_signature',
+  invalid_exact_svm_fee_payer_mismatch: 'fee_payer_mismatch',
+  invalid_exact_svm_payload_transaction_fee_payer_transferring_funds: 'fee_payer_not_isolated',
+  invalid_exact_svm_payload_excessive_signers: 'extra_signers',
+  invalid_exact_svm_payload_transaction_instructions_length: 'instruction_layout',
+  invalid_exact_svm_payload_no_transfer_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_unknown_fourth_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_unknown_fifth_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_unknown_sixth_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_unknown_seventh_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_unknown_optional_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_transaction_instructions_compute_price_instruction: 'instruction_layout',
+  invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high:
+    'compute_budget_too_high',
+  invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high:
+    'compute_budget_too_high',
+  invalid_exact_svm_payload_transaction_could_not_be_decoded: 'malformed_payload',
   invalid_network: 'unsupported_network',
   invalid_scheme: 'unsupported_scheme',
   unsupported_scheme: 'unsupported_scheme',
@@ -88,7 +109,8 @@ export function mapFacilitatorReason(reason: string | null | undefined): Payment
 
 type CallOutcome =
   | { kind: 'answer'; status: number; body: unknown }
-  | { kind: 'unavailable'; message: string }
+  /** `sent`: false when it is certain the facilitator never received the request. */
+  | { kind: 'unavailable'; message: string; sent: boolean }
 
 /**
  * HTTP client of an x402 facilitator with a timeout and a circuit breaker (DESIGN: Payments,
@@ -109,7 +131,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
     timeoutMs: number,
   ): Promise<CallOutcome> {
     if (options.breaker && !options.breaker.tryAcquire())
-      return { kind: 'unavailable', message: 'circuit breaker open' }
+      return { kind: 'unavailable', message: 'circuit breaker open', sent: false }
     let outcome: CallOutcome
     try {
       const response = await doFetch(`${base}${path}`, {
@@ -131,7 +153,12 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       }
       outcome =
         response.status >= 500 || response.status === 429 || body === undefined
-          ? { kind: 'unavailable', message: `facilitator answered ${response.status}` }
+          ? {
+              kind: 'unavailable',
+              message: `facilitator answered ${response.status}`,
+              // A 429 was refused unprocessed; a 5xx may have been half done.
+              sent: response.status !== 429,
+            }
           : { kind: 'answer', status: response.status, body }
     } catch (error) {
       const timedOut =
@@ -141,6 +168,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
         message: timedOut
           ? `facilitator timed out after ${timeoutMs} ms`
           : `facilitator unreachable: ${String(error)}`,
+        sent: timedOut || !neverConnected(error),
       }
     }
     if (outcome.kind === 'unavailable') options.breaker?.recordFailure()
@@ -212,6 +240,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
           errorReason: 'facilitator_unavailable',
           errorMessage: outcome.message,
           retryable: true,
+          submitted: outcome.sent,
         }
       }
       const parsed = SettleResponseSchema.safeParse(outcome.body)
@@ -269,7 +298,24 @@ export function createFallbackSettler(parts: { primary: Settler; fallback: Settl
       if (first.success || first.errorReason !== 'facilitator_unavailable' || payment.kind !== 'evm')
         return first
       const second = await parts.fallback.settle(payment)
-      return { ...second, fallback: true }
+      return {
+        ...second,
+        fallback: true,
+        submitted: first.submitted !== false || second.submitted !== false,
+      }
     },
   }
+}
+
+/** Errors of a connection that was never made: the request cannot have reached the server. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+function neverConnected(error: unknown): boolean {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && current; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return true
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
 }

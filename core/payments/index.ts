@@ -108,6 +108,20 @@ export {
   type Settler,
 } from './settlement.ts'
 export {
+  createSolanaFeePayer,
+  readSolanaSecretKey,
+  type SolanaFeePayer,
+  solanaAddressOfSecretKey,
+} from './solana-fee-payer.ts'
+export {
+  createSolanaJsonRpc,
+  type SolanaRpc,
+  SolanaRpcError,
+  type SolanaSignatureStatus,
+} from './solana-rpc.ts'
+export { createSvmFundsCheck } from './svm-funds-check.ts'
+export { createSvmSettler, type SvmSettler } from './svm-settler.ts'
+export {
   type CanonicalPaymentPayload,
   type EvmAuthorization,
   type RejectedPayment,
@@ -123,3 +137,4 @@ export {
   type VerifyPaymentInput,
   verifyEvmPayment,
 } from './verify-evm.ts'
+export { type VerifySvmDeps, verifySvmPayment } from './verify-svm.ts'

@@ -84,10 +84,14 @@ export async function purchaseKeyUpgrade(
     )
   }
   const credit = verified.amount
-  const newTier = tierAtLeast(caller.tier, tier) ? caller.tier : tier
-  await x402.ledger.settledWith(ledgerId, result, (tx) =>
-    deps.keys.creditTopUp(tx, caller.keyId, credit, newTier),
-  )
+  // SETTLED and the credit commit together (the ledger credits a top-up on every path to SETTLED).
+  if (!(await x402.settlement.recordSettled(ledgerId, result))) {
+    throw new ServiceError(
+      'unavailable',
+      `the payment settled${result.transaction ? ` (transaction ${result.transaction})` : ''} but the credit could not be written yet; it is retried and appears in GET /v1/keys/usage within a minute (do not pay again)`,
+      { retryAfter: 10, extra: result.transaction ? { transaction: result.transaction } : undefined },
+    )
+  }
   const record = await deps.keys.get(caller.keyId)
   if (!record) throw new ServiceError('internal', 'key vanished during upgrade')
   return {

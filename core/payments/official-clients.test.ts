@@ -186,6 +186,6 @@ describe('payments made by the official x402 clients', () => {
     expect(first.status).toBe(200)
     const second = await fetch(serverUrl, { method: 'POST', headers: { 'X-PAYMENT': header } })
     expect(second.status).toBe(402)
-    expect(await second.json()).toMatchObject({ x402Version: 2, errorCode: 'nonce_replay' })
+    expect(await second.json()).toMatchObject({ x402Version: 1, errorCode: 'nonce_replay' })
   })
 })

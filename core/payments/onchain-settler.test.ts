@@ -104,7 +104,13 @@ describe('createOnChainSettler', () => {
     await new Promise((resolve) => closed.close(resolve))
     const payment = await verifiedPayment(setup.payerKeys[2]!)
     const result = await settlerFor(`http://127.0.0.1:${port}`).settle(payment)
-    expect(result).toMatchObject({ success: false, errorReason: 'settlement_failed', retryable: true })
+    // Down before anything was sent: certain that no transaction can move money later.
+    expect(result).toMatchObject({
+      success: false,
+      errorReason: 'settlement_failed',
+      retryable: true,
+      submitted: false,
+    })
   })
 
   it('tells whether an authorization is still unused on chain', async () => {

@@ -166,6 +166,8 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
       ] as const
 
       let hash: Hex
+      // Whether the transaction may have left: a failure before it is certain nothing was sent.
+      let sending = false
       try {
         // One operator account has one nonce sequence: sends go one at a time per network
         // (concurrent sends raced for nonces and were refused); receipts are awaited in parallel.
@@ -177,11 +179,15 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
             functionName: 'transferWithAuthorization',
             args,
           })
+          sending = true
           return net.walletClient.writeContract(request)
         })
       } catch (error) {
         if (isUnreachable(error)) {
-          return fail('settlement_failed', `RPC unavailable: ${shortMessage(error)}`, { retryable: true })
+          return fail('settlement_failed', `RPC unavailable: ${shortMessage(error)}`, {
+            retryable: true,
+            submitted: sending,
+          })
         }
         return diagnoseRevert(net.publicClient, token, payment, error, fail)
       }

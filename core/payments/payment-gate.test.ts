@@ -145,3 +145,65 @@ describe('payment gate (unit, fake keys)', () => {
     expect((await gate.open(request(operator))).paidWith).toBe('operator')
   })
 })
+
+describe('payment gate: rate-limit admission (spec: Limits, a refused call is never charged)', () => {
+  const clock = createManualClock(new Date('2026-11-24T00:00:00Z'))
+  const refuse = async () => {
+    throw new Error('refused by the limiter')
+  }
+
+  it('admits a key before its balance is debited; a refusal debits nothing', async () => {
+    const wallet = fakeKeys(usd('1'))
+    const gate = createPaymentGate({ reservations: wallet.reservations as never, clock, x402 })
+    const admitted: Caller[] = []
+    await gate.open(request(KEY, 'fresh', { admit: async (payer) => void admitted.push(payer) }))
+    expect(admitted).toEqual([KEY])
+    await expect(gate.open(request(KEY, 'fresh', { admit: refuse }))).rejects.toThrow('refused')
+    expect(wallet.balance).toBe(usd('1') - usd('0.58'))
+  })
+
+  it('admits a verified x402 payer by address before the ledger row; a refusal reserves and settles nothing', async () => {
+    const reserved: string[] = []
+    const payer = '0x2222222222222222222222222222222222222222'
+    const paid = {
+      ...x402,
+      verifier: {
+        verify: async (_source: unknown, requirements: { amount: string }[]) => ({
+          isValid: true,
+          payer,
+          network: 'eip155:84532',
+          amount: usd('0.20'),
+          requirement: requirements[0],
+        }),
+      },
+      ledger: {
+        reserve: async () => {
+          reserved.push('row')
+          return 'ledger-1'
+        },
+      },
+    } as unknown as X402Payments
+    const gate = createPaymentGate({ reservations: fakeKeys(0n).reservations as never, clock, x402: paid })
+    const admitted: Caller[] = []
+    const charge = await gate.open(
+      request({ kind: 'anonymous' }, 'fresh', {
+        payment: 'eyJ4IjoxfQ==',
+        admit: async (who) => void admitted.push(who),
+      }),
+    )
+    expect(charge.caller).toEqual({ kind: 'x402', payer, network: 'eip155:84532' })
+    expect(admitted).toEqual([{ kind: 'x402', payer, network: 'eip155:84532' }])
+    expect(reserved).toHaveLength(1)
+    await expect(
+      gate.open(request({ kind: 'anonymous' }, 'fresh', { payment: 'eyJ4IjoxfQ==', admit: refuse })),
+    ).rejects.toThrow('refused')
+    expect(reserved).toHaveLength(1)
+  })
+
+  it('admits a key on a free operation; the operator is never asked', async () => {
+    const gate = createPaymentGate({ reservations: fakeKeys(0n).reservations as never, clock, x402 })
+    await expect(gate.open(request(KEY, 'fresh', { price: null, admit: refuse }))).rejects.toThrow('refused')
+    const operator: Caller = { ...KEY, role: 'admin' } as Caller
+    expect((await gate.open(request(operator, 'fresh', { admit: refuse }))).paidWith).toBe('operator')
+  })
+})

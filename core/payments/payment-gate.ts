@@ -88,6 +88,14 @@ export async function openX402Charge(
     caller,
     async complete() {
       const outcome = await x402.settlement.settleReserved(ledgerId, verified)
+      if (outcome.kind === 'refused') {
+        const code: PaymentErrorCode = outcome.result.errorReason ?? 'settlement_failed'
+        throw new ServiceError(
+          'unavailable',
+          `payment settlement is unavailable right now (${outcome.result.errorMessage ?? code}); the answer is withheld and nothing was charged: sign a new payment and retry`,
+          { retryAfter: 5, extra: { errorCode: code } },
+        )
+      }
       if (outcome.kind === 'failed') {
         const code: PaymentErrorCode = outcome.result.errorReason ?? 'settlement_failed'
         throw new PaymentRequiredError(
@@ -152,6 +160,7 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
       if (!request.price) {
         if (caller.kind !== 'key')
           throw new ServiceError('unauthorized', 'an API key is required (X-API-Key)')
+        await request.admit?.(caller)
         return freeCharge(caller, 'free')
       }
       const requirements = challengeRequirements(request)
@@ -163,9 +172,12 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
         if (refusal)
           throw new PaymentRequiredError(buildPaymentChallenge(requirements, refusal), refusal.message)
         const payer: Caller = keyCaller ?? { kind: 'x402', payer: verified.payer, network: verified.network }
+        // Limited before the ledger row: a refused payment is neither reserved nor settled.
+        await request.admit?.(payer)
         return openX402Charge(x402, verified, request.operationId, keyCaller?.keyId ?? null, payer)
       }
       if (keyCaller) {
+        await request.admit?.(keyCaller)
         const charge = await openAccountCharge(reservations, { ...request, caller: keyCaller })
         if (charge) return charge
         if (requirements) {

@@ -7,13 +7,19 @@ import { type DecodedPayment, decodePaymentHeader, parsePaymentPayload } from '.
 import type { PaymentRequirement } from './requirements.ts'
 import { reject, toCanonicalPayload, toStandardRequirement, type VerifyResult } from './verification.ts'
 import { matchRequirement, verifyEvmPayment } from './verify-evm.ts'
+import { type VerifySvmDeps, verifySvmPayment } from './verify-svm.ts'
 
 export interface PaymentVerifierDeps {
   config: PaymentConfig
   nonceStore: NonceStore
   clock: Clock
-  /** Needed for Solana, which is verified and settled by the facilitator. */
+  /** Verifies Solana payments when the service has no fee payer of its own (`solana` unset). */
   facilitator?: FacilitatorClient
+  /**
+   * The service's own Solana fee payer and RPC (SOLANA_FEE_PAYER_KEY, SOLANA_RPC_URL): Solana
+   * payments are then verified here (verify-svm.ts) instead of by the facilitator.
+   */
+  solana?: VerifySvmDeps['solana']
 }
 
 /** Where the payment came from: an HTTP header value, or the MCP `_meta["x402/payment"]` object. */
@@ -34,8 +40,9 @@ export interface PaymentVerifier {
 /**
  * The one entry point for the HTTP 402 flow and the MCP `x402/payment` flow (spec: Authentication,
  * x402). EVM payments are verified locally (signature, window, amount, nonce); Solana payments
- * through the facilitator, whose answer is then nonce-claimed by transaction hash so one payment
- * cannot buy two calls.
+ * locally too when the service has its own fee payer (verify-svm.ts), else through the
+ * facilitator, whose answer is then nonce-claimed by transaction hash so one payment cannot buy
+ * two calls.
  */
 export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifier {
   return {
@@ -47,8 +54,13 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
       const now = deps.clock.now()
       const requirement = matchRequirement(requirements, payment.network)
       const claimNonce = options.claimNonce !== false
-      if (requirement?.network.kind === 'solana')
+      if (requirement?.network.kind === 'solana') {
+        if (deps.solana) {
+          const { solana, config, nonceStore } = deps
+          return verifySvmPayment({ config, nonceStore, solana }, { payment, requirement, now, claimNonce })
+        }
         return verifySolana(deps, payment, requirement, now, claimNonce)
+      }
       return verifyEvmPayment(deps, { payment, requirements, now, claimNonce })
     },
   }

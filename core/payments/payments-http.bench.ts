@@ -13,12 +13,12 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { createService, type Service } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 import { createDatabase } from '../store/database.ts'
 import { fetchChallenge, officialV2Client } from '../testing/chain/official-payer.ts'
 import { localX402Env, startLocalPaymentSetup } from '../testing/chain/payment-fixtures.ts'
 import { paidRegistry } from '../testing/paid-operations.ts'
 import { listen, TEST_ADMIN_KEY } from '../testing/serve.ts'
+import { testConfig } from '../testing/test-config.ts'
 
 const N = Number(process.env.N ?? 200)
 const C = Number(process.env.C ?? 8)
@@ -28,6 +28,8 @@ const network = {
   ...localX402Env(setup, { settleOnChain: false }),
   ADMIN_API_KEY: TEST_ADMIN_KEY,
   PORT: '0',
+  // Measures the payment paths, not the limiter (core/limits/rate-limit.bench.ts does).
+  RATE_LIMITS: 'off',
 }
 
 // A facilitator that settles at once (the path our own code takes, minus the chain).
@@ -56,7 +58,7 @@ const facilitatorUrl = `http://127.0.0.1:${(facilitator.address() as AddressInfo
 async function startService(
   extra: Record<string, string>,
 ): Promise<{ service: Service; base: string; stop(): Promise<void> }> {
-  const service = await createService(ConfigSchema.parse({ ...network, ...extra }), {
+  const service = await createService(testConfig({ ...network, ...extra }), {
     database: await createDatabase(),
     operations: paidRegistry,
     log: () => {},

@@ -164,6 +164,8 @@ export function buildX402Discovery(input: X402DiscoveryInput) {
       contractAddress: n.asset,
       payTo: n.payTo,
       ...(n.eip712 === undefined ? {} : { eip712: n.eip712 }),
+      // Solana: the fee payer x402 SVM clients build the transaction for (the challenge's extra.feePayer).
+      ...(n.feePayer === undefined ? {} : { extra: { feePayer: n.feePayer } }),
     })),
     operations: Object.entries(prices).map(([id, price]) => ({
       operation: id,

@@ -15,6 +15,12 @@ export interface SettleResult {
   errorMessage?: string
   /** True when a later retry of the same payment may still succeed (ledger keeps it PENDING). */
   retryable?: boolean
+  /**
+   * False only when it is certain nothing reached a facilitator or the chain (circuit breaker
+   * open, connection refused, RPC down before sending), so nothing can move money later; true or
+   * absent when a request or transaction may have gone out.
+   */
+  submitted?: boolean
   /** True when the circuit-breaker fallback settled it (HTTP: `X-Payment-Fallback: true`). */
   fallback?: boolean
 }

@@ -9,6 +9,7 @@ export {
   type EntryField,
   type ListDiff,
 } from './list-diff.ts'
+export { type FoundListFile, findListFiles, identifyListFile } from './list-files.ts'
 export { isListParseError, ListParseError } from './list-parse-error.ts'
 export {
   createListRefresher,
@@ -74,6 +75,7 @@ export {
 } from './sanctions-screen.ts'
 export {
   createSanctionsService,
+  type ListProgressEvent,
   type ListRefreshOutcome,
   type ListRefreshStatus,
   type LoadedList,

@@ -46,7 +46,15 @@ export interface ListRefresherOptions {
   /** Identifies this process as lease holder (default: a random UUID). */
   instanceId?: string
   log?: SanctionsLog
+  /** Progress of a list being read: download bytes, then parse, store and done (start-up output, import bars). */
+  onProgress?: (event: ListProgressEvent) => void
 }
+
+/** One step of reading a list from its source. */
+export type ListProgressEvent =
+  | { list_key: ListKey; phase: 'download'; received: number; total: number | null }
+  | { list_key: ListKey; phase: 'parse' | 'store'; bytes: number }
+  | { list_key: ListKey; phase: 'done'; status: ListRefreshStatus; entry_count?: number; error?: string }
 
 export type ListRefreshStatus = 'updated' | 'unchanged' | 'failed' | 'not_due' | 'not_configured'
 
@@ -218,8 +226,10 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
     latest: StoredListVersion | undefined,
     startedAt: Date,
   ): Promise<ListRefreshOutcome> {
+    options.onProgress?.({ list_key: key, phase: 'parse', bytes: content.bytes.length })
     const parsed = await parseListSource(content)
     if (stopped) return { list_key: key, status: 'failed', error: 'stopped' }
+    options.onProgress?.({ list_key: key, phase: 'store', bytes: content.bytes.length })
     let previous = lists.held(key)
     if (latest && previous?.version.id !== latest.id) {
       const entries = await store.readEntries(latest.id)
@@ -272,9 +282,16 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
   ): Promise<ListRefreshOutcome> {
     const startedAt = clock.now()
     try {
+      const progress = options.onProgress
       const content = await loadListSource(source, {
         fetch: fetchImpl,
         ...(options.downloadTimeoutMs ? { timeoutMs: options.downloadTimeoutMs } : {}),
+        ...(progress
+          ? {
+              onProgress: (received, total) =>
+                progress({ list_key: key, phase: 'download', received, total }),
+            }
+          : {}),
       })
       if (content.list_key !== key) {
         throw new ListParseError(
@@ -346,6 +363,13 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
           break
         }
         const outcome = await refreshList(key, source, version)
+        options.onProgress?.({
+          list_key: key,
+          phase: 'done',
+          status: outcome.status,
+          ...(outcome.entry_count !== undefined ? { entry_count: outcome.entry_count } : {}),
+          ...(outcome.error ? { error: outcome.error } : {}),
+        })
         if (outcome.status === 'updated') changed = true
         outcomes.push(outcome)
       }

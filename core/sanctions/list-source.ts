@@ -25,6 +25,8 @@ export interface LoadListSourceOptions {
   fetch?: typeof globalThis.fetch
   /** Refuse larger downloads or decompressed content (default 512 MiB). */
   maxBytes?: number
+  /** Download progress of a URL source: bytes received so far and the declared total (null when not declared). */
+  onProgress?: (received: number, total: number | null) => void
 }
 
 export interface ListSource {
@@ -78,11 +80,17 @@ export function bz2Decompress(input: AsyncIterable<Uint8Array> | Uint8Array): As
   return output
 }
 
-async function collect(chunks: AsyncIterable<Uint8Array>, maxBytes: number, source: string): Promise<Buffer> {
+async function collect(
+  chunks: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  source: string,
+  onChunk?: (received: number) => void,
+): Promise<Buffer> {
   const parts: Buffer[] = []
   let size = 0
   for await (const chunk of chunks) {
     size += chunk.length
+    onChunk?.(size)
     if (size > maxBytes)
       throw new ServiceError('payload_too_large', `list source ${source} exceeds ${maxBytes} bytes`)
     parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))
@@ -168,7 +176,11 @@ async function download(url: string, options: LoadListSourceOptions, maxBytes: n
   }
   if (!response.body) throw new ServiceError('unavailable', `list download from ${url} returned no body`)
   try {
-    return await collect(response.body as unknown as AsyncIterable<Uint8Array>, maxBytes, url)
+    const total = Number.isFinite(declared) ? declared : null
+    const onChunk = options.onProgress
+      ? (received: number) => options.onProgress?.(received, total)
+      : undefined
+    return await collect(response.body as unknown as AsyncIterable<Uint8Array>, maxBytes, url, onChunk)
   } catch (error) {
     if (error instanceof ServiceError) throw error
     throw new ServiceError('unavailable', `list download from ${url} failed: ${describe(error, timeoutMs)}`, {
@@ -181,7 +193,12 @@ function describe(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return `timed out after ${timeoutMs} ms`
   }
-  return error instanceof Error ? error.message : String(error)
+  if (!(error instanceof Error)) return String(error)
+  // fetch reports "fetch failed" and keeps the reason (ENOTFOUND host, ECONNREFUSED ...) in `cause`.
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
+  const detail =
+    typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : ''
+  return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message
 }
 
 /**

@@ -12,9 +12,30 @@ export function listDates(lists: readonly LoadedList[]): Record<string, string> 
  * loaded the answer is `unavailable` / `sanctions_lists_not_loaded`, never clean.
  */
 export function createSanctionsNameScreen(
-  service: Pick<SanctionsService, 'screenName'>,
+  service: Pick<SanctionsService, 'screenName'> & Partial<Pick<SanctionsService, 'screenAddress'>>,
 ): SanctionsNameScreen {
   return {
+    ...(service.screenAddress
+      ? {
+          async screenAddress(address: string) {
+            const result = service.screenAddress!(address)
+            if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
+            return {
+              status: 'ok',
+              possible_match: result.matches.length > 0,
+              matches: result.matches.map((match) => ({
+                list: match.list,
+                list_key: match.list_key,
+                entry_id: match.entry_id,
+                matched_name: match.matched_name,
+                match_type: match.match_type,
+                match_score: match.match_score,
+              })),
+              list_dates: listDates(result.lists),
+            }
+          },
+        }
+      : {}),
     async screenName(name, country) {
       const result = service.screenName(name, country ? { country } : {})
       if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }

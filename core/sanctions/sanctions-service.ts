@@ -8,7 +8,12 @@ import type { ScreenOptions } from './sanctions-screen.ts'
 import { createScreeningIndex, type LoadedList, type SanctionsScreening } from './screening-index.ts'
 import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey } from './types.ts'
 
-export type { ListRefreshOutcome, ListRefreshStatus, RefreshReport } from './list-refresher.ts'
+export type {
+  ListProgressEvent,
+  ListRefreshOutcome,
+  ListRefreshStatus,
+  RefreshReport,
+} from './list-refresher.ts'
 export type { LoadedList, SanctionsLog, SanctionsScreening } from './screening-index.ts'
 
 /**

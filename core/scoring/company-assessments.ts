@@ -467,20 +467,82 @@ export function assessIban(iban: string, country: string, fetchedAt: string): So
   return { source: 'bank_codes', role: 'bank', status: 'ok', fetched_at: fetchedAt, factors: out }
 }
 
-/** Wallet address format (spec: format check only, no on-chain lookup). */
-export function assessWallet(address: string, chain: string, fetchedAt: string): SourceAssessment {
+/**
+ * Wallet address: its format for the chain (spec: no on-chain lookup) and the screen of the
+ * address against the OFAC digital currency addresses held locally (issue 11, item 5: EVM
+ * addresses in any letter case, base58 exactly). A listed address flags the whole check like a
+ * name match; a screen that could not run says so and never reads as clean.
+ */
+export function assessWallet(
+  address: string,
+  chain: string,
+  fetchedAt: string,
+  screen?: SanctionsNameScreenResult,
+): SourceAssessment {
+  const format = factor(
+    'wallet_format',
+    'wallet_format_valid',
+    'info',
+    0,
+    `${address} is a well-formed ${chain} address (format only, no on-chain lookup)`,
+  )
+  if (!screen || screen.status === 'unavailable') {
+    return {
+      source: 'wallet_format',
+      role: 'wallet',
+      status: 'ok',
+      fetched_at: fetchedAt,
+      factors: [
+        format,
+        factor(
+          'wallet_screen',
+          'wallet_not_screened',
+          'low',
+          0,
+          `${address} could not be screened against the OFAC digital currency addresses (${screen?.reason ?? 'sanctions_lists_not_loaded'})`,
+        ),
+      ],
+    }
+  }
+  if (screen.possible_match) {
+    const entries = screen.matches
+      .slice(0, 5)
+      .map((m) => `${m.matched_name} on ${m.list} (${m.entry_id})`)
+      .join('; ')
+    return {
+      source: 'wallet_format',
+      role: 'wallet',
+      status: 'ok',
+      fetched_at: fetchedAt,
+      sanctions_match: true,
+      factors: [
+        format,
+        factor(
+          'wallet_screen',
+          'wallet_sanctioned',
+          'critical',
+          -60,
+          `${address} is a listed digital currency address of ${entries}`,
+        ),
+      ],
+    }
+  }
+  const lists = Object.entries(screen.list_dates)
+    .map(([list, date]) => `${list} ${date}`)
+    .join(', ')
   return {
     source: 'wallet_format',
     role: 'wallet',
     status: 'ok',
     fetched_at: fetchedAt,
     factors: [
+      format,
       factor(
-        'wallet_format',
-        'wallet_format_valid',
+        'wallet_screen',
+        'wallet_sanctions_clear',
         'info',
         0,
-        `${address} is a well-formed ${chain} address (format only, no on-chain lookup)`,
+        `${address} is not a listed address on ${lists || 'the loaded lists'}`,
       ),
     ],
   }

@@ -110,6 +110,9 @@ export const FACTORS = {
   iban_structure_valid: ['info'],
   iban_country_mismatch: ['low'],
   wallet_format_valid: ['info'],
+  wallet_sanctions_clear: ['info'],
+  wallet_sanctioned: ['critical'],
+  wallet_not_screened: ['low'],
   // Country risk (country_risk), one per risk level
   country_risk_low: ['info'],
   country_risk_medium: ['low'],

@@ -28,6 +28,16 @@ export interface AddressClassification {
 /** Cloud instance metadata endpoints (AWS, GCP, Azure, Alibaba, AWS IPv6). */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'])
 
+/** Cloud metadata names (GCP, AWS) refused before any lookup. */
+const METADATA_HOSTNAMES = new Set([
+  'metadata.google.internal',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+])
+
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3')
+
 const RANGE_CLASS: Record<string, AddressClass> = {
   unicast: 'public',
   private: 'private',
@@ -55,7 +65,13 @@ export function classifyAddress(address: string): AddressClassification {
   const family = parsed.kind() === 'ipv4' ? 4 : 6
   const range = parsed.range()
   if (METADATA_ADDRESSES.has(normalised)) return { address: normalised, family, class: 'metadata', range }
-  return { address: normalised, family, class: RANGE_CLASS[range] ?? 'reserved', range }
+  const kind = RANGE_CLASS[range] ?? 'reserved'
+  // IPv6 outside 2000::/3 (global unicast) is never a public server: ipaddr.js calls the
+  // IPv4-compatible ::a.b.c.d form and unassigned space "unicast", and ::7f00:1 is 127.0.0.1.
+  if (kind === 'public' && parsed.kind() === 'ipv6' && !(parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) {
+    return { address: normalised, family, class: 'reserved', range: 'notGlobalUnicast' }
+  }
+  return { address: normalised, family, class: kind, range }
 }
 
 /** True when an outbound connection to this address is allowed in production. */
@@ -110,6 +126,14 @@ export async function checkHost(hostname: string, options: HostCheckOptions = {}
     }
     if (!options.allowPrivateAddresses && (host === 'localhost' || host.endsWith('.localhost'))) {
       return { ok: false, reason: 'private_address', detail: `${host} is local`, addresses: [] }
+    }
+    if (!options.allowPrivateAddresses && METADATA_HOSTNAMES.has(host)) {
+      return {
+        ok: false,
+        reason: 'private_address',
+        detail: `${host} is a cloud metadata endpoint`,
+        addresses: [],
+      }
     }
     let resolved: { address: string; family: number }[]
     try {

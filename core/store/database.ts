@@ -34,6 +34,12 @@ export interface Database {
   holdLiveness(instanceId: string): Promise<void>
   /** Whether another process that called holdLiveness(instanceId) still runs. */
   isAlive(instanceId: string): Promise<boolean>
+  /**
+   * Runs a hot raw statement (`$n` parameters) as a named prepared statement (PostgreSQL: parsed and
+   * planned once per connection, which drizzle's `db.execute` does not do); PGlite: a plain query.
+   * Returns its rows.
+   */
+  executePrepared(text: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>
   close(): Promise<void>
 }
 
@@ -79,6 +85,8 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     holdLiveness: async () => {},
     // One process per embedded database: any other instance id belongs to a process that is gone.
     isAlive: async () => false,
+    executePrepared: async (text, params) =>
+      (await client.query<Record<string, unknown>>(text, [...params])).rows,
     close: () => client.close(),
   }
 }
@@ -112,6 +120,9 @@ async function openPostgres(url: string, max: number): Promise<Database> {
       const [row] =
         await livenessClient`select pg_try_advisory_lock(hashtextextended(${instanceId}, 0)) as locked`
       if (row?.locked) lockedBy.set(instanceId, session?.pid)
+    },
+    async executePrepared(text, params) {
+      return [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }))]
     },
     async isAlive(instanceId) {
       const reserved = await client.reserve()

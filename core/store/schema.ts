@@ -12,5 +12,15 @@ export {
   kboStopped,
 } from './tables/kbo.ts'
 export { apiKeys, keyReservations, usageEvents } from './tables/keys.ts'
+export { rateLimitCounters } from './tables/limits.ts'
+export {
+  alertDiffRuns,
+  complianceAlerts,
+  watchlistEntries,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+} from './tables/monitoring.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
+export { usageRollups } from './tables/usage.ts'

@@ -7,10 +7,10 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { createService } from '../../server/compose.ts'
-import { loadConfig } from '../../server/config.ts'
 import { paidRegistry } from './paid-operations.ts'
+import { testConfig } from './test-config.ts'
 
-const service = await createService(loadConfig(), { operations: paidRegistry, log: () => {} })
+const service = await createService(testConfig(process.env), { operations: paidRegistry, log: () => {} })
 serve({ fetch: service.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
   process.stdout.write(`${JSON.stringify({ port: info.port })}\n`)
 })

@@ -9,7 +9,8 @@ export async function startPaidServerChild(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'core/testing/paid-server-main.ts'], {
-    env: { ...process.env, ...env },
+    // Rate limits off unless the test sets RATE_LIMITS: fault tests make 1,000 calls with one key.
+    env: { ...process.env, RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer]

@@ -1,7 +1,8 @@
 import { createService, type Service, type ServiceOverrides } from '../../server/compose.ts'
-import { type Config, ConfigSchema } from '../../server/config.ts'
+import type { Config } from '../../server/config.ts'
 import { type DatabaseKind, openTestDatabase } from './database.ts'
 import { TEST_ADMIN_KEY } from './serve.ts'
+import { testConfig } from './test-config.ts'
 
 export { listen, TEST_ADMIN_KEY } from './serve.ts'
 
@@ -12,6 +13,7 @@ export async function createTestService(
   overrides: ServiceOverrides = {},
 ): Promise<Service> {
   const database = await openTestDatabase(kind)
-  const parsed = ConfigSchema.parse({ ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: '0', ...config })
+  // Rate limits are off unless a test asks for them: suites make many calls with one key.
+  const parsed = testConfig({ ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: '0', RATE_LIMITS: 'off', ...config })
   return createService(parsed, { database, log: () => {}, checkOutputs: true, ...overrides })
 }

@@ -1,8 +1,8 @@
+import { type SQL, sql } from 'drizzle-orm'
 import type { ServiceErrorCode } from '../errors.ts'
 import type { PaidWith } from '../payments/charge.ts'
 import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
-import { usageEvents } from '../store/schema.ts'
 
 /** How a call ended: `ok`, `payment_required` (402), or the failure's ServiceError code. */
 export type UsageOutcome = 'ok' | 'payment_required' | ServiceErrorCode
@@ -21,6 +21,34 @@ export interface UsageRecorder {
 }
 
 /**
+ * One statement for a batch of calls: the usage rows, and the hourly rollup of the keyed ones
+ * (core/store/tables/usage.ts) from the same rows, so reports never disagree with the log. Rollup
+ * rows are upserted in primary-key order, so two processes' batches lock them in the same order.
+ */
+function recordStatement(events: readonly UsageEvent[]): SQL {
+  const rows = events.map(
+    (event) =>
+      sql`(${event.keyId}, ${event.operation}, ${event.outcome}, ${event.paidWith}, ${event.costMicros}, ${event.latencyMs})`,
+  )
+  return sql`with inserted as (
+      insert into usage_events (key_id, operation, outcome, paid_with, cost_micros, latency_ms)
+      values ${sql.join(rows, sql`, `)}
+      returning key_id, operation, outcome, cost_micros, latency_ms, created_at
+    )
+    insert into usage_rollups as r (key_id, hour, operation, outcome, calls, cost_micros, latency_ms_sum)
+    select key_id, date_trunc('hour', created_at, 'UTC'), operation, outcome,
+      count(*), sum(cost_micros), sum(latency_ms)
+    from inserted
+    where key_id is not null
+    group by 1, 2, 3, 4
+    order by 1, 2, 3, 4
+    on conflict (key_id, hour, operation, outcome) do update set
+      calls = r.calls + excluded.calls,
+      cost_micros = r.cost_micros + excluded.cost_micros,
+      latency_ms_sum = r.latency_ms_sum + excluded.latency_ms_sum`
+}
+
+/**
  * Writes one usage row per call; a failure to record never fails the call itself. Rows of
  * concurrent calls go out in one multi-row insert (core/store/batcher.ts); a failed batch is
  * retried row by row so one bad row costs only itself.
@@ -28,13 +56,13 @@ export interface UsageRecorder {
 export function createUsageRecorder(db: Db, onError: (error: unknown) => void = () => {}): UsageRecorder {
   const insert = createBatcher<UsageEvent, void>(async (events) => {
     try {
-      await db.insert(usageEvents).values([...events])
+      await db.execute(recordStatement(events))
     } catch (error) {
       if (events.length === 1) onError(error)
       else {
         for (const event of events) {
           try {
-            await db.insert(usageEvents).values(event)
+            await db.execute(recordStatement([event]))
           } catch (rowError) {
             onError(rowError)
           }

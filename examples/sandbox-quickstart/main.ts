@@ -9,10 +9,10 @@ import { serve } from '@hono/node-server'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createDatabase } from '../../core/store/database.ts'
+import { testConfig } from '../../core/testing/test-config.ts'
 import { createService } from '../../server/compose.ts'
-import { ConfigSchema } from '../../server/config.ts'
 
-const service = await createService(ConfigSchema.parse({ PORT: '0' }), {
+const service = await createService(testConfig({ PORT: '0' }), {
   database: await createDatabase(),
   log: () => {},
 })

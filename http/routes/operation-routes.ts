@@ -8,7 +8,8 @@ import {
 } from '../../core/operations/index.ts'
 import type { AppEnv } from '../env.ts'
 import { receiptHeaders } from '../payment-headers.ts'
-import { paymentHeader, readJsonBody } from '../request.ts'
+import { rateLimitHeaders } from '../rate-limit-headers.ts'
+import { clientAddress, paymentHeader, readJsonBody } from '../request.ts'
 
 /** A registry path (`/v1/reports/{report_id}`) as a Hono route path (`/v1/reports/:report_id`). */
 export function routePath(path: string): string {
@@ -35,7 +36,11 @@ async function inputOf(c: Context<AppEnv>, operation: AnyOperation): Promise<unk
 }
 
 /** Every registry operation as a REST route, all through the one pipeline (core/operations/invoke.ts). */
-export function operationRoutes(runtime: OperationRuntime, operations: readonly AnyOperation[]) {
+export function operationRoutes(
+  runtime: OperationRuntime,
+  operations: readonly AnyOperation[],
+  options: { trustProxyHops?: number } = {},
+) {
   const app = new Hono<AppEnv>()
   for (const operation of operations) {
     app.on(operation.http.method, routePath(operation.http.path), async (c) => {
@@ -47,11 +52,17 @@ export function operationRoutes(runtime: OperationRuntime, operations: readonly 
         payment: paymentHeader(c),
         resourceUrl: c.req.url,
         requestId: c.get('requestId'),
+        clientAddress: clientAddress(c, options.trustProxyHops),
       }
       const result = await invokeOperation(runtime, operation, request)
       for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
+      if (result.rateLimit) {
+        for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) c.header(name, value)
+      }
       if (result.status === 204) return c.body(null, 204)
-      return c.json(result.output as object, result.status)
+      const { bodyField } = operation.http
+      const output = result.output as Record<string, unknown>
+      return c.json((bodyField ? output[bodyField] : output) as object, result.status)
     })
   }
   return app

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, inArray, lte, ne, not, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, not, sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
-import type { Clock } from '../../context.ts'
+import type { Clock, Tier } from '../../context.ts'
+import { creditTopUp } from '../../keys/api-keys.ts'
 import type { Micros } from '../../money.ts'
 import type { Db, DbTransaction } from '../../store/database.ts'
 import { serviceInstances, settlements } from '../../store/schema.ts'
@@ -116,6 +117,12 @@ export interface SettlementLedgerOptions {
   instanceId: string
   /** Settlement attempts before a PENDING row is marked exhausted. */
   maxAttempts?: number
+  /**
+   * A row of a live process still `settling` after this long is treated like an orphan by the
+   * sweep (its process settled it but could not record the outcome). Default 5 minutes: longer
+   * than any settlement attempt with its receipt wait.
+   */
+  staleSettlingMs?: number
 }
 
 /**
@@ -126,6 +133,7 @@ export interface SettlementLedgerOptions {
 export function createSettlementLedger(options: SettlementLedgerOptions) {
   const { db, clock, config, instanceId } = options
   const maxAttempts = options.maxAttempts ?? 5
+  const staleSettlingMs = options.staleSettlingMs ?? 5 * 60_000
 
   async function update(
     id: string,
@@ -139,6 +147,37 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
       .where(and(eq(settlements.id, id), eq(settlements.status, 'PENDING'), inArray(settlements.phase, from)))
       .returning({ id: settlements.id })
     return rows.length === 1
+  }
+
+  /**
+   * Moves a PENDING row to SETTLED in one transaction with what depends on the money: a key
+   * top-up (`key_upgrade:<tier>`) credits its key in the same commit, on every path to SETTLED
+   * (at once, a retried ledger write, or the sweep), so a paid top-up is credited exactly once.
+   */
+  async function markSettled(
+    id: string,
+    from: SettlementPhase[],
+    values: { [K in keyof typeof settlements.$inferInsert]?: unknown },
+  ): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(settlements)
+        .set({ ...(values as Partial<typeof settlements.$inferInsert>), updatedAt: clock.now() })
+        .where(
+          and(eq(settlements.id, id), eq(settlements.status, 'PENDING'), inArray(settlements.phase, from)),
+        )
+        .returning({
+          operation: settlements.operation,
+          keyId: settlements.keyId,
+          amount: settlements.amountMicros,
+        })
+      if (!row) return false
+      const prefix = `${KEY_UPGRADE_OPERATION_ID}:`
+      if (row.operation.startsWith(prefix) && row.keyId) {
+        await creditTopUp(tx, row.keyId, row.amount, row.operation.slice(prefix.length) as Tier)
+      }
+      return true
+    })
   }
 
   const settledValues = (result: SettleResult) => ({
@@ -181,20 +220,12 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
     beginAttempt: (id: string, from: SettlementPhase[]) =>
       update(id, from, { phase: 'settling', attempts: sql`${settlements.attempts} + 1` }),
 
-    settled: (id: string, result: SettleResult) => update(id, ['settling'], settledValues(result)),
-
     /**
-     * Marks a row SETTLED and runs `alongside` in the same transaction, so a write that depends
-     * on the money (a key top-up's credit) commits exactly when the row does.
+     * The settlement succeeded: SETTLED (a top-up credits its key in the same commit). From
+     * `unknown` too: a sweep may have marked a row whose outcome this process knows.
      */
-    async settledWith(id: string, result: SettleResult, alongside: (tx: DbTransaction) => Promise<void>) {
-      await db.transaction(async (tx) => {
-        if (!(await update(id, ['settling'], settledValues(result), tx))) {
-          throw new Error(`settlement ${id} changed under its caller`)
-        }
-        await alongside(tx)
-      })
-    },
+    settled: (id: string, result: SettleResult) =>
+      markSettled(id, ['settling', 'unknown'], settledValues(result)),
 
     failed: (id: string, reason: string) =>
       update(id, ['settling', 'retrying', 'reserved'], {
@@ -277,13 +308,19 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
           and(
             eq(settlements.status, 'PENDING'),
             inArray(settlements.phase, ['reserved', 'settling', 'unknown']),
-            ne(settlements.instanceId, instanceId),
           ),
         )
-      const alive = new Map<string, boolean>()
-      for (const owner of new Set(rows.map((row) => row.instanceId))) alive.set(owner, await isAlive(owner))
+      const staleBefore = clock.now().getTime() - staleSettlingMs
+      const alive = new Map<string, boolean>([[instanceId, true]])
+      for (const owner of new Set(rows.map((row) => row.instanceId))) {
+        if (!alive.has(owner)) alive.set(owner, await isAlive(owner))
+      }
+      // Rows of dead processes, and rows any process (this one too) left `settling` for too long:
+      // it settled but could not record the outcome (the database failed just then).
+      const stale = (row: (typeof rows)[number]) =>
+        row.phase === 'settling' && row.updatedAt.getTime() <= staleBefore
       return rows
-        .filter((row) => !alive.get(row.instanceId))
+        .filter((row) => !alive.get(row.instanceId) || stale(row))
         .map((row) => ({
           id: row.id,
           phase: row.phase as SettlementPhase,
@@ -296,19 +333,19 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
      * Never sends a settlement itself, so nothing is settled twice.
      */
     async resolveOrphan(id: string, outcome: { settled: boolean; transaction?: string; reason: string }) {
+      if (outcome.settled) {
+        await markSettled(id, ['reserved', 'settling', 'retrying', 'unknown'], {
+          status: 'SETTLED',
+          phase: 'done',
+          transaction: outcome.transaction ?? null,
+          settledAt: clock.now(),
+          lastError: outcome.reason,
+        })
+        return
+      }
       await db
         .update(settlements)
-        .set(
-          outcome.settled
-            ? {
-                status: 'SETTLED',
-                phase: 'done',
-                transaction: outcome.transaction ?? null,
-                settledAt: clock.now(),
-                lastError: outcome.reason,
-              }
-            : { status: 'FAILED', phase: 'done', lastError: outcome.reason },
-        )
+        .set({ status: 'FAILED', phase: 'done', lastError: outcome.reason, updatedAt: clock.now() })
         .where(and(eq(settlements.id, id), eq(settlements.status, 'PENDING')))
     },
 

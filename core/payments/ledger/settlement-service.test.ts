@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApiKeyService } from '../../keys/api-keys.ts'
 import type { Database } from '../../store/database.ts'
 import { DATABASE_KINDS, openTestDatabase } from '../../testing/database.ts'
 import { createManualClock } from '../../testing/fakes/index.ts'
@@ -80,10 +81,14 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     await database?.close()
   })
 
-  const setup = (results: Partial<SettleResult>[], instanceId = randomUUID()) => {
+  const setup = (
+    results: Partial<SettleResult>[],
+    instanceId = randomUUID(),
+    unconfirmed?: 'refuse' | 'serve',
+  ) => {
     const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId, maxAttempts: 2 })
     const settler = scriptedSettler(results)
-    const service = createSettlementService({ ledger, settler, clock, retryBaseMs: 1000 })
+    const service = createSettlementService({ ledger, settler, clock, retryBaseMs: 1000, unconfirmed })
     return { ledger, settler, service }
   }
   const soon = () => new Date(clock.now().getTime() + 240_000)
@@ -110,6 +115,38 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     await Promise.all([service.retryDue(), service.retryDue()])
     expect(settler.calls).toBe(2)
     expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+  })
+
+  it('refuses (FAILED, nothing to retry) a settlement that could not be started, unless the policy is serve', async () => {
+    const notSent = {
+      success: false,
+      retryable: true,
+      submitted: false,
+      errorReason: 'facilitator_unavailable' as const,
+    }
+    const refusing = setup([notSent])
+    const paid = payment(soon())
+    const id = await refusing.ledger.reserve(paid, 'risk_score', null)
+    expect((await refusing.service.settleReserved(id, paid)).kind).toBe('refused')
+    expect(await refusing.ledger.get(id)).toMatchObject({ status: 'FAILED' })
+    clock.advance(60_000)
+    await refusing.service.retryDue()
+    expect(refusing.settler.calls).toBe(1)
+
+    const serving = setup([notSent], randomUUID(), 'serve')
+    const served = payment(soon())
+    const servedId = await serving.ledger.reserve(served, 'risk_score', null)
+    expect((await serving.service.settleReserved(servedId, served)).kind).toBe('deferred')
+    expect(await serving.ledger.get(servedId)).toMatchObject({ status: 'PENDING', phase: 'retrying' })
+  })
+
+  it('never refuses a settlement that may have gone out (submitted or unknown): it is deferred', async () => {
+    const { ledger, service } = setup([
+      { success: false, retryable: true, submitted: true, errorReason: 'settlement_timeout' },
+    ])
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'risk_score', null)
+    expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
   })
 
   it('fails a definitive refusal, and a retryable one whose authorization has expired', async () => {
@@ -162,5 +199,75 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     })
     await seeing.sweep(isAlive)
     expect(await ledger.get(orphan)).toMatchObject({ status: 'SETTLED', phase: 'done' })
+  })
+
+  async function topUpKey() {
+    const keys = createApiKeyService({ db: database.db, clock })
+    const { record } = await keys.create({ email: `topup-${randomUUID()}@example.com`, tier: 'free' })
+    return { keys, keyId: record.id }
+  }
+
+  it('writes a settled top-up whose ledger write failed on the next retry pass, with its credit, once', async () => {
+    const { keys, keyId } = await topUpKey()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    let failures = 1
+    const flaky = {
+      ...ledger,
+      settled: async (id: string, result: SettleResult) => {
+        if (failures-- > 0) throw new Error('connection lost')
+        return ledger.settled(id, result)
+      },
+    }
+    const service = createSettlementService({ ledger: flaky, settler: scriptedSettler([{}]), clock })
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'key_upgrade:pro', keyId)
+    await ledger.beginAttempt(id, ['reserved'])
+    const result = await service.settleOnce(paid)
+    expect(await service.recordSettled(id, result)).toBe(false)
+    expect(service.unrecordedCount()).toBe(1)
+    expect((await keys.get(keyId))?.balanceMicros).toBe(0n)
+
+    await service.retryDue()
+    await service.retryDue()
+    expect(service.unrecordedCount()).toBe(0)
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: paid.amount, tier: 'pro' })
+  })
+
+  it("sweeps a live process's row left settling too long: the chain decides, and a top-up is credited once", async () => {
+    const { keys, keyId } = await topUpKey()
+    const instanceId = randomUUID()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId })
+    const service = createSettlementService({
+      ledger,
+      settler: scriptedSettler([{}]),
+      clock,
+      authorizationUsed: async () => true,
+    })
+    const paid = payment(new Date(clock.now().getTime() + 600_000))
+    const id = await ledger.reserve(paid, 'key_upgrade:starter', keyId)
+    await ledger.beginAttempt(id, ['reserved'])
+    const everyoneAlive = async () => true
+    await service.sweep(everyoneAlive)
+    expect(await ledger.get(id)).toMatchObject({ status: 'PENDING', phase: 'settling' })
+
+    clock.advance(5 * 60_000 + 1)
+    await service.sweep(everyoneAlive)
+    await service.sweep(everyoneAlive)
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED', phase: 'done' })
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: paid.amount, tier: 'starter' })
+  })
+
+  it('a top-up never lowers the tier of a key already above it', async () => {
+    const { keys, keyId } = await topUpKey()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    const service = createSettlementService({ ledger, settler: scriptedSettler([{}]), clock })
+    for (const tier of ['pro', 'starter']) {
+      const paid = payment(soon())
+      const id = await ledger.reserve(paid, `key_upgrade:${tier}`, keyId)
+      await ledger.beginAttempt(id, ['reserved'])
+      expect(await service.recordSettled(id, await service.settleOnce(paid))).toBe(true)
+    }
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: 400_000n, tier: 'pro' })
   })
 })

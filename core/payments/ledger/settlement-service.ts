@@ -8,6 +8,11 @@ export type SettleOutcome =
   | { kind: 'settled'; result: SettleResult }
   /** A retryable failure: the row stays PENDING for the retry worker (spec: settlement PENDING). */
   | { kind: 'deferred'; result: SettleResult }
+  /**
+   * Policy `refuse`: settlement could not even be started (nothing sent anywhere), so the row is
+   * FAILED, the answer withheld and nothing charged; the caller may pay again later.
+   */
+  | { kind: 'refused'; result: SettleResult }
   | { kind: 'failed'; result: SettleResult }
 
 export interface SettlementServiceOptions {
@@ -18,6 +23,13 @@ export interface SettlementServiceOptions {
   retryBaseMs?: number
   /** How long after validBefore an unused, interrupted settlement is given up (default 2 min). */
   expiryGraceMs?: number
+  /**
+   * What a paid call gets when its settlement cannot be started now (facilitator down, no working
+   * fallback, nothing sent): `refuse` (default) withholds the answer and charges nothing; `serve`
+   * answers and leaves the settlement to the retry worker (risk: the payer may be gone by then).
+   * A settlement that may already have been sent is always served and followed up.
+   */
+  unconfirmed?: 'refuse' | 'serve'
   /** Checks the chain for a payment's authorization (start-up sweep of interrupted settlements). */
   authorizationUsed?: OnChainSettler['authorizationUsed']
   log?: (message: string, extra?: unknown) => void
@@ -34,21 +46,51 @@ export function createSettlementService(options: SettlementServiceOptions) {
   const expiryGraceMs = options.expiryGraceMs ?? 120_000
   const log = options.log ?? (() => {})
 
-  async function attempt(id: string, payment: VerifiedPayment, attempts: number): Promise<SettleOutcome> {
+  const unconfirmed = options.unconfirmed ?? 'refuse'
+  // Settled payments whose SETTLED row could not be written yet (the database failed just then):
+  // the outcome is known here, so the retry pass writes it (with a top-up's credit) as soon as
+  // the database answers. The sweep's stale-row rule covers a process that dies meanwhile.
+  const unrecorded = new Map<string, SettleResult>()
+
+  async function record(id: string, result: SettleResult): Promise<void> {
+    try {
+      await ledger.settled(id, result)
+      unrecorded.delete(id)
+    } catch (error) {
+      unrecorded.set(id, result)
+      log('settled, but the ledger could not record it yet; retried by the worker', {
+        id,
+        error: String(error),
+      })
+    }
+  }
+
+  async function attempt(
+    id: string,
+    payment: VerifiedPayment,
+    attempts: number,
+    onRequestPath = false,
+  ): Promise<SettleOutcome> {
     const result = await settler.settle(payment)
     if (result.success) {
-      try {
-        await ledger.settled(id, result)
-      } catch (error) {
-        // The money moved: the caller gets the answer it paid for. The row stays 'settling' and
-        // is resolved from the chain by a later sweep (SETTLED, or unknown without an RPC).
-        log('settled, but the ledger could not record it', { id, error: String(error) })
-      }
+      // The money moved: the caller gets the answer it paid for even when the row cannot be
+      // written now (it is written by the retry pass).
+      await record(id, result)
       return { kind: 'settled', result }
     }
     const reason = result.errorReason ?? 'settlement_failed'
     const expired =
       payment.validBefore !== undefined && payment.validBefore.getTime() <= clock.now().getTime()
+    if (
+      onRequestPath &&
+      result.retryable &&
+      !expired &&
+      result.submitted === false &&
+      unconfirmed === 'refuse'
+    ) {
+      await ledger.failed(id, `settlement could not be started (${reason}); answer withheld, nothing charged`)
+      return { kind: 'refused', result }
+    }
     if (result.retryable && !expired) {
       await ledger.retryLater(id, reason, attempts, retryBaseMs * 2 ** Math.max(0, attempts - 1))
       return { kind: 'deferred', result }
@@ -66,11 +108,24 @@ export function createSettlementService(options: SettlementServiceOptions) {
       if (!(await ledger.beginAttempt(id, ['reserved']))) {
         throw new Error(`settlement ${id} is not reserved`)
       }
-      return attempt(id, payment, 1)
+      return attempt(id, payment, 1, true)
     },
+
+    /**
+     * Records a settlement that succeeded outside `settleReserved` (a key top-up): SETTLED with
+     * its credit now, or by the retry pass if the database fails. False when it is not written yet.
+     */
+    async recordSettled(id: string, result: SettleResult): Promise<boolean> {
+      await record(id, result)
+      return !unrecorded.has(id)
+    },
+
+    /** Settled payments whose ledger write is still owed (operator health). */
+    unrecordedCount: () => unrecorded.size,
 
     /** Retry worker: one pass over due rows. Returns how many were attempted. */
     async retryDue(): Promise<number> {
+      for (const [id, result] of [...unrecorded]) await record(id, result)
       const due = await ledger.due()
       let attempted = 0
       for (const row of due) {

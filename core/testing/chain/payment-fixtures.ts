@@ -23,9 +23,9 @@ export interface LocalPaymentSetup {
  * TestUSDC, so official x402 clients sign for a network they know and settlement lands locally.
  */
 export async function startLocalPaymentSetup(
-  options: { fundedAmount?: bigint } = {},
+  options: { fundedAmount?: bigint; accountCount?: number } = {},
 ): Promise<LocalPaymentSetup> {
-  const chain = await startLocalChain({ chainId: 84532, accountCount: 6 })
+  const chain = await startLocalChain({ chainId: 84532, accountCount: options.accountCount ?? 6 })
   try {
     const usdc = await chain.deployUsdc()
     const [, payTo, operator, ...payers] = chain.accounts

@@ -55,7 +55,7 @@ function testCertificateAuthority() {
   return testCa
 }
 
-async function certificateFor(kind: FakeCertificateKind, hostname: string) {
+export async function certificateFor(kind: FakeCertificateKind, hostname: string) {
   const ca = await testCertificateAuthority()
   const expired = kind === 'expired'
   const name = kind === 'wrong_host' ? 'other-host.example.test' : hostname

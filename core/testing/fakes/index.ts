@@ -18,6 +18,8 @@ export {
   VIES_FAKE_RECORDS,
   viesErrorResponse,
 } from './fake-vies-server.ts'
+export type { FakeWebhookReceiver, ReceivedDelivery } from './fake-webhook-receiver.ts'
+export { startFakeWebhookReceiver } from './fake-webhook-receiver.ts'
 export { KBO_FULL_FIXTURE_DIR, kboMemorySource } from './kbo-extract.ts'
 export type { ManualClock } from './manual-clock.ts'
 export { createManualClock } from './manual-clock.ts'

@@ -1,0 +1,85 @@
+/**
+ * A small webhook receiver for the service's signed deliveries (spec: Events):
+ * 1. read the raw body bytes and check `X-Service-Signature` (bare hex HMAC-SHA256 of the raw
+ *    body, keyed with the webhook secret) in constant time BEFORE parsing anything;
+ * 2. de-duplicate by `event_id` (deliveries are at least once; a retry or replay repeats it);
+ * 3. answer 2xx to every verified event, also to event types it does not know (rule 9).
+ * Kept free of service imports, so it can be copied into any Node.js project.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createServer, type Server } from 'node:https'
+
+export interface ReceivedEvent {
+  event: string
+  event_id: string
+  created_at: string
+  data: unknown
+}
+
+export type Outcome = 'processed' | 'duplicate' | 'ignored_unknown_event' | 'bad_signature' | 'bad_body'
+
+/** Constant-time comparison of the received signature with the HMAC of the raw body. */
+export function signatureValid(secret: string, rawBody: Buffer, signature: string | undefined): boolean {
+  if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/i.test(signature)) return false
+  const expected = createHmac('sha256', secret).update(rawBody).digest()
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'))
+}
+
+/**
+ * Decides what to do with one delivery. `seen` holds processed event ids (use a database table
+ * with a unique key in production so it survives restarts).
+ */
+export function handleDelivery(
+  secret: string,
+  rawBody: Buffer,
+  signature: string | undefined,
+  seen: Set<string>,
+  onEvent: (event: ReceivedEvent, rawBody: Buffer) => void,
+): { status: number; outcome: Outcome } {
+  if (!signatureValid(secret, rawBody, signature)) return { status: 401, outcome: 'bad_signature' }
+  let event: ReceivedEvent
+  try {
+    event = JSON.parse(rawBody.toString('utf8')) as ReceivedEvent
+  } catch {
+    return { status: 400, outcome: 'bad_body' }
+  }
+  if (typeof event.event_id !== 'string') return { status: 400, outcome: 'bad_body' }
+  if (seen.has(event.event_id)) return { status: 200, outcome: 'duplicate' }
+  seen.add(event.event_id)
+  if (event.event !== 'sanctions.match.new') return { status: 202, outcome: 'ignored_unknown_event' }
+  onEvent(event, rawBody)
+  return { status: 200, outcome: 'processed' }
+}
+
+/** An HTTPS server running handleDelivery on every POST. */
+export function startReceiver(options: {
+  secret: () => string
+  key: string
+  cert: string
+  onEvent: (event: ReceivedEvent, rawBody: Buffer) => void
+  onOutcome?: (outcome: Outcome) => void
+}): Promise<{ server: Server; port: number }> {
+  const seen = new Set<string>()
+  const server = createServer({ key: options.key, cert: options.cert }, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const signature = req.headers['x-service-signature']
+      const { status, outcome } = handleDelivery(
+        options.secret(),
+        Buffer.concat(chunks),
+        typeof signature === 'string' ? signature : undefined,
+        seen,
+        options.onEvent,
+      )
+      options.onOutcome?.(outcome)
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(outcome)
+    })
+  })
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      resolve({ server, port: typeof address === 'object' && address ? address.port : 0 })
+    }),
+  )
+}

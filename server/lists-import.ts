@@ -1,0 +1,108 @@
+/**
+ * `npm run lists:import -- <folder>`: loads the OFAC, EU and UN list files found under a folder
+ * (e.g. ../shared/data/sanctions) into the database, one new version per list with its diff, with
+ * a progress bar. For a machine that cannot download the official lists. With PGlite, stop the
+ * server first (one process per data folder); with PostgreSQL, running servers pick the new
+ * versions up at their next hourly pass (or restart them).
+ */
+import { existsSync, statSync } from 'node:fs'
+import path from 'node:path'
+import cliProgress from 'cli-progress'
+import { systemClock } from '../core/context.ts'
+import {
+  createSanctionsListStore,
+  createSanctionsService,
+  findListFiles,
+  LIST_DISPLAY_NAMES,
+  LIST_KEYS,
+  type ListKey,
+  type ListProgressEvent,
+} from '../core/sanctions/index.ts'
+import { createDatabase } from '../core/store/database.ts'
+import { loadConfig } from './config.ts'
+
+const STEPS: Readonly<Record<ListProgressEvent['phase'], number>> = {
+  download: 0,
+  parse: 1,
+  store: 2,
+  done: 3,
+}
+
+async function main(): Promise<number> {
+  const folder = process.argv[2]
+  if (!folder || !existsSync(folder) || !statSync(folder).isDirectory()) {
+    console.error('usage: npm run lists:import -- <folder with OFAC, EU and/or UN list files>')
+    return 2
+  }
+  const config = loadConfig()
+  const { found, chosen } = await findListFiles(path.resolve(folder))
+  const keys = LIST_KEYS.filter((key) => chosen[key])
+  if (keys.length === 0) {
+    console.error(`no OFAC SDN (advanced XML or sdn.csv), EU or UN list file found under ${folder}`)
+    return 1
+  }
+  console.log(`${found.length} list files found; loading:`)
+  for (const key of keys) {
+    const file = chosen[key]!
+    console.log(
+      `  ${LIST_DISPLAY_NAMES[key]}: ${path.relative(process.cwd(), file.path)} (${file.format}, ${file.date})`,
+    )
+  }
+
+  const database = await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  const bars = new cliProgress.MultiBar(
+    {
+      format: ' {list} |{bar}| {phase}',
+      hideCursor: true,
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 1000,
+    },
+    cliProgress.Presets.shades_classic,
+  )
+  const bar = new Map<ListKey, cliProgress.SingleBar>()
+  for (const key of keys) bar.set(key, bars.create(3, 0, { list: key.padEnd(8), phase: 'reading' }))
+  const onProgress = (event: ListProgressEvent) => {
+    const phase =
+      event.phase === 'done'
+        ? `${event.status}${event.entry_count !== undefined ? `, ${event.entry_count} entries` : ''}${event.error ? `: ${event.error}` : ''}`
+        : event.phase === 'parse'
+          ? 'parsing'
+          : event.phase === 'store'
+            ? 'storing'
+            : 'reading'
+    bar.get(event.list_key)?.update(STEPS[event.phase], { phase })
+  }
+  const service = createSanctionsService({
+    store: createSanctionsListStore(database.db, systemClock),
+    clock: systemClock,
+    sources: Object.fromEntries(keys.map((key) => [key, chosen[key]!.path])),
+    keepVersions: config.SANCTIONS_KEEP_VERSIONS,
+    // No background pass: this command runs one refresh and exits.
+    startupRefreshDelayMs: 24 * 3_600_000,
+    onProgress,
+  })
+  try {
+    await service.start()
+    const report = await service.refresh({ force: true, lists: keys }).finally(() => bars.stop())
+    const failed = report.lists.filter((outcome) => outcome.status === 'failed')
+    for (const outcome of report.lists) {
+      if (!keys.includes(outcome.list_key)) continue
+      console.log(
+        `${LIST_DISPLAY_NAMES[outcome.list_key]}: ${outcome.status}${outcome.entry_count !== undefined ? ` (${outcome.entry_count} entries${outcome.publication_date ? `, published ${outcome.publication_date}` : ''})` : ''}${outcome.error ? `: ${outcome.error}` : ''}`,
+      )
+    }
+    return failed.length > 0 ? 1 : 0
+  } finally {
+    await service.stop()
+    await database.close()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof Error ? error.message : error)
+    process.exit(1)
+  },
+)
