@@ -6,9 +6,10 @@ import {
   createInMemoryKboStore,
   createKboImporter,
   createKboLookup,
+  createViesClient,
   kboDirectorySource,
 } from '../sources/index.ts'
-import { type CompanyFakes, startCompanyFakes } from './company-fakes.ts'
+import { COMPANY_VIES_RECORDS, type CompanyFakes, startCompanyFakes } from './company-fakes.ts'
 import {
   DNS_FAKE_ZONES,
   type FakeDnsServer,
@@ -16,7 +17,17 @@ import {
   KBO_FULL_FIXTURE_DIR,
   kboMemorySource,
   startFakeDnsServer,
+  startFakeViesServer,
 } from './fakes/index.ts'
+
+/**
+ * VIES records of the lead tests: the company fakes' own plus NL812345678B01, a made-up number that
+ * passes the NL check digits and is registered to another company than any lead claims.
+ */
+export const LEAD_VIES_RECORDS = {
+  ...COMPANY_VIES_RECORDS,
+  NL812345678B01: { name: 'ANDERE HANDEL B.V.', address: 'DAMRAK 00001\n1012LG AMSTERDAM' },
+}
 
 /**
  * Mail zones of the lead tests beside the fakes' own: a company domain for KVK test company
@@ -63,11 +74,16 @@ export async function startLeadFakes(
     zones: LEAD_DNS_ZONES,
     behaviour: { delayMs: options.delayMs ?? 0 },
   })
+  const vies = await startFakeViesServer({
+    behaviour: { delayMs: options.delayMs ?? 0 },
+    records: LEAD_VIES_RECORDS,
+  })
   const store = createInMemoryKboStore()
   const importer = createKboImporter({ store, clock: options.clock })
   await importer.importExtract(kboDirectorySource(KBO_FULL_FIXTURE_DIR))
   await importer.importExtract(KBO_UPDATE_STOPPING_DENDEROORD)
   const timeoutMs = options.timeoutMs ?? 5000
+  company.sources.vies = createViesClient({ clock: options.clock, timeoutMs, baseUrl: vies.url })
   company.sources.kbo = createKboLookup({ store, clock: options.clock })
   company.sources.dns = createDnsProbe({
     clock: options.clock,
@@ -76,19 +92,21 @@ export async function startLeadFakes(
   })
   return {
     ...company,
+    vies,
     leadDns,
     behaveAll(behaviour) {
       company.behaveAll(behaviour)
       leadDns.behave(behaviour)
+      vies.behave(behaviour)
     },
     upstreamCalls: () => ({
       kvk: company.kvk.requests.length,
-      vies: company.vies.requests.length,
+      vies: vies.requests.length,
       dns: leadDns.queries.length,
       sanctions: company.sanctions.screened.length,
     }),
     close: async () => {
-      await Promise.all([company.close(), leadDns.close()])
+      await Promise.all([company.close(), leadDns.close(), vies.close()])
     },
   }
 }
