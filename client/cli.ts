@@ -4,6 +4,8 @@
  * command group is one module; adding a command is one line in COMMANDS.
  */
 
+import { leadsVerifyCommand } from './leads-verify.ts'
+
 /** One command: runs with the arguments after its name and returns the process exit code. */
 export interface CliCommand {
   summary: string
@@ -12,7 +14,9 @@ export interface CliCommand {
 }
 
 /** `group command` → implementation. */
-export const COMMANDS: Record<string, CliCommand> = {}
+export const COMMANDS: Record<string, CliCommand> = {
+  'leads verify': leadsVerifyCommand,
+}
 
 function help(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(20)} ${command.summary}`)
