@@ -34,7 +34,7 @@ import {
 import { type Lead, type VerifiedLead, validateEmail } from './lead-schemas.ts'
 import { DISPOSABLE_MAIL_LIST, mailDomainKind } from './mail-domains.ts'
 
-/** Source calls of one batch running at once, at most (issue 12: bounded concurrency). */
+/** Calls of one batch to one source running at once, at most (issue 12: bounded concurrency). */
 export const LEAD_SOURCE_CONCURRENCY = 8
 
 export interface LeadVerifierDeps {
@@ -83,11 +83,20 @@ const unavailable = (source: string, reason: string, at: string): SourceResult<n
 /**
  * One batch of lead checks (issue 12). Every source answer is kept for the batch: the same KVK
  * or KBO number, VAT number, mail domain or name is asked once, however many leads carry it, and
- * the source calls of the whole batch run at most `concurrency` at a time.
+ * the calls of the whole batch to each source run at most `concurrency` at a time.
  */
 export function createLeadBatchVerifier(deps: LeadVerifierDeps): LeadBatchVerifier {
   const { sources, clock } = deps
-  const limit = createLimiter(deps.concurrency ?? LEAD_SOURCE_CONCURRENCY)
+  // One limiter per source: a slow register does not hold back the DNS or VIES calls.
+  const limiters = new Map<string, ReturnType<typeof createLimiter>>()
+  const limitFor = (source: string) => {
+    let limiter = limiters.get(source)
+    if (!limiter) {
+      limiter = createLimiter(deps.concurrency ?? LEAD_SOURCE_CONCURRENCY)
+      limiters.set(source, limiter)
+    }
+    return limiter
+  }
   const memo = new Map<string, Promise<unknown>>()
   const calls: Record<string, number> = {}
   let deduplicated = 0
@@ -101,7 +110,7 @@ export function createLeadBatchVerifier(deps: LeadVerifierDeps): LeadBatchVerifi
       return known as Promise<T>
     }
     calls[source] = (calls[source] ?? 0) + 1
-    const started = limit(call)
+    const started = limitFor(source)(call)
     memo.set(id, started)
     return started
   }
