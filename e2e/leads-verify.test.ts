@@ -105,7 +105,16 @@ describe('POST /v1/leads/verify against the fake KVK, KBO, VIES, DNS and sanctio
   beforeAll(async () => {
     clock = createManualClock(new Date())
     fakes = await startLeadFakes({ clock, sanctioned: ['Blocked Trading LLC'] })
-    service = await createTestService('pglite', {}, { clock })
+    service = await createTestService(
+      'pglite',
+      {
+        X402_PAY_TO: '0x1111111111111111111111111111111111111111',
+        X402_NETWORKS: 'eip155:84532',
+        // Never called: the x402 test here stops at the challenge.
+        X402_FACILITATOR_URL: 'http://127.0.0.1:9/',
+      },
+      { clock },
+    )
     service.runtime.deps.companySources = fakes.sources
     service.runtime.deps.sanctions = fakes.sanctions
     const live = await service.runtime.keys.create({
@@ -329,6 +338,19 @@ describe('POST /v1/leads/verify against the fake KVK, KBO, VIES, DNS and sanctio
     expect(after.dns - before.dns).toBe(dnsPerProbe)
     // Company name and contact name, each once.
     expect(after.sanctions - before.sanctions).toBe(2)
+  })
+
+  it('quotes the x402 price per valid lead in the 402 challenge', async () => {
+    const response = await service.app.request('/v1/leads/verify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ leads: [CLEAN_NL, { country: 'DE' }, SANCTIONED, FOREIGN_IBAN] }),
+    })
+    expect(response.status).toBe(402)
+    const body = (await response.json()) as { accepts: { maxAmountRequired?: string; amount?: string }[] }
+    const amount = body.accepts[0]?.maxAmountRequired ?? body.accepts[0]?.amount
+    // Three valid leads at 0.10 each; the invalid one is not priced.
+    expect(amount).toBe((usd('0.10') * 3n).toString())
   })
 
   it('refuses sandbox keys with 403', async () => {
