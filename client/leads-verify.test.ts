@@ -131,6 +131,8 @@ describe('validation-cli leads verify', () => {
     const stopped = await first.done
     expect(stopped.code).toBe(130)
     const partial = finishedRows(out).size
+    // A graceful stop leaves no batch in flight.
+    expect(existsSync(`${out}.pending`)).toBe(false)
     expect(partial).toBeGreaterThanOrEqual(10)
     expect(partial).toBeLessThan(csv.rows)
     // Plain progress lines when stderr is not a terminal.
@@ -163,6 +165,18 @@ describe('validation-cli leads verify', () => {
     const third = await run([input, '--out', out]).done
     expect(third.code).toBe(0)
     expect(before - (await balance())).toBe(usd('0.27') * BigInt(csv.valid))
+  })
+
+  it('warns about the rows of a batch that was in flight when the last run was killed', async () => {
+    const input = join(dir, 'killed.csv')
+    const out = join(dir, 'killed.results.csv')
+    writeFileSync(input, 'country,company,kvk\nNL,Test BV Donald,68750110\nNL,Test BV Donald,68750110\n')
+    writeFileSync(`${out}.pending`, JSON.stringify({ rows: [1, 2] }))
+    const result = await run([input, '--out', out]).done
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain('rows 1-2 were being verified')
+    expect(existsSync(`${out}.pending`)).toBe(false)
+    expect(finishedRows(out).size).toBe(2)
   })
 
   it('names the missing key and a file without a country column', async () => {

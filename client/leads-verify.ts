@@ -5,9 +5,20 @@
  *
  * Resume: the output file is appended to batch by batch, each row with its `row_number` (1 = the
  * first data row). A run with the same --out skips the rows already in it, so finished rows are
- * never sent (nor paid) twice. SIGINT/SIGTERM stop after the batch in flight is written.
+ * never sent (nor paid) twice. SIGINT/SIGTERM stop after the batch in flight is written. The
+ * service has no Idempotency-Key yet, so a hard kill while a batch is in flight can lose an answer
+ * that was charged: `<out>.pending` names the rows of the batch in flight, and the next run says
+ * which rows may be paid a second time.
  */
-import { createReadStream, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  createReadStream,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import cliProgress from 'cli-progress'
@@ -156,6 +167,22 @@ export function finishedRows(out: string): Set<number> {
   return done
 }
 
+/** Rows of the batch that was in flight when a run was killed (`<out>.pending`). */
+function pendingRows(file: string): number[] {
+  if (!existsSync(file)) return []
+  try {
+    const rows = (JSON.parse(readFileSync(file, 'utf8')) as { rows?: unknown }).rows
+    return Array.isArray(rows) ? rows.filter((r): r is number => Number.isInteger(r)) : []
+  } catch {
+    return []
+  }
+}
+
+function rangeText(rows: number[]): string {
+  const sorted = [...rows].sort((a, b) => a - b)
+  return sorted.length > 1 ? `${sorted[0]}-${sorted[sorted.length - 1]}` : String(sorted[0])
+}
+
 class HttpFailure extends Error {
   constructor(
     readonly status: number,
@@ -271,7 +298,9 @@ Verifies NL and BE leads (POST /v1/leads/verify) in batches and writes every inp
 extra columns ${RESULT_COLUMNS.join(', ')}.
 
   --out         output CSV (default: <input>.results.csv). If it exists, the rows already in it
-                are skipped (resume): nothing is sent or paid twice.
+                are skipped (resume): finished rows are not sent or paid again. Only a
+                hard kill during a call (not Ctrl-C) can lose a charged batch; <out>.pending
+                names its rows and the next run warns about them.
   --url         service URL (env VALIDATION_API_URL, default http://localhost:3000)
   --key         live API key (env VALIDATION_API_KEY); sandbox keys are refused (403)
   --batch-size  leads per call, 1-100 (default 100); each valid lead is charged once
@@ -297,6 +326,13 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   const { input, out, url, key, batchSize, progress: wantProgress } = parsed
   const total = await countRows(input)
   const done = finishedRows(out)
+  const pendingFile = `${out}.pending`
+  const inFlight = pendingRows(pendingFile).filter((row) => !done.has(row))
+  if (inFlight.length > 0)
+    process.stderr.write(
+      `warning: the last run was stopped while rows ${rangeText(inFlight)} were being verified; if that call completed they were charged, and they are verified (and charged) again now\n`,
+    )
+  rmSync(pendingFile, { force: true })
   let interrupted = false
   const stop = () => {
     interrupted = true
@@ -317,11 +353,16 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
 
   const flush = async () => {
     if (batch.length === 0) return
+    writeFileSync(pendingFile, `${JSON.stringify({ rows: batch.map((b) => b.row) })}\n`)
     const { results, chargedMicros } = await verifyBatch(
       url,
       key,
       batch.map((b) => b.lead),
-    )
+    ).catch((error: unknown) => {
+      // Refused by the service: nothing was charged for these rows.
+      if (error instanceof HttpFailure) rmSync(pendingFile, { force: true })
+      throw error
+    })
     charged += chargedMicros
     const lines = batch.map((b, i) => {
       const result = results[i] ?? {
@@ -336,6 +377,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
       return { ...b.record, row_number: String(b.row), ...resultCells(result) }
     })
     await appendFile(out, stringify(lines, { columns: outputColumns }))
+    rmSync(pendingFile, { force: true })
     processed += batch.length
     batch = []
     progress.update(processed)
