@@ -256,26 +256,29 @@ async function countRows(input: string): Promise<number> {
 const formatUsd = (micros: bigint) =>
   `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`
 
-function createProgress(total: number, tty: boolean) {
+/** Progress over all rows; the rate counts this run's rows only (a resumed run skips the rest). */
+function createProgress(total: number, tty: boolean, already: number) {
   const started = Date.now()
   let last = 0
   const stats = (done: number) => {
     const seconds = (Date.now() - started) / 1000
-    const rate = seconds > 0 ? done / seconds : 0
+    const rate = seconds > 0 ? (done - already) / seconds : 0
     const eta = rate > 0 ? Math.round((total - done) / rate) : 0
     return { rate: rate.toFixed(1), eta }
   }
   if (tty) {
     const bar = new cliProgress.SingleBar(
       {
-        format: 'leads |{bar}| {percentage}% {value}/{total} | {rate} leads/s | ETA {eta_formatted}',
-        etaBuffer: 5,
+        format: 'leads |{bar}| {percentage}% {value}/{total} | {rate} leads/s | ETA {eta_text}',
       },
       cliProgress.Presets.shades_classic,
     )
-    bar.start(total, 0, { rate: '0.0' })
+    bar.start(total, 0, { rate: '0.0', eta_text: '?' })
     return {
-      update: (done: number) => bar.update(done, { rate: stats(done).rate }),
+      update: (done: number) => {
+        const { rate, eta } = stats(done)
+        bar.update(done, { rate, eta_text: Number(rate) > 0 ? `${eta}s` : '?' })
+      },
       stop: () => bar.stop(),
     }
   }
@@ -344,7 +347,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   let columns = new Map<string, string>()
   let outputColumns: string[] = []
   const writeHeader = !existsSync(out) || statSync(out).size === 0
-  const progress = createProgress(total, wantProgress)
+  const progress = createProgress(total, wantProgress, done.size)
   let processed = done.size
   progress.update(processed)
   const counts = { verified: 0, invalid: 0, proceed: 0, review: 0, block: 0, skipped: done.size }
