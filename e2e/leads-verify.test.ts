@@ -301,6 +301,16 @@ describe('POST /v1/leads/verify against the fake KVK, KBO, VIES, DNS and sanctio
     expect(await balance()).toBe((before ?? 0n) - usd('0.27') * 3n)
   })
 
+  it('gives a lead that is not an object its own error', async () => {
+    const { status, body } = await post({
+      leads: [CLEAN_NL, 'not a lead', null, { country: 'NL', extra: 1 }],
+    })
+    expect(status).toBe(200)
+    expect(body.leads.map((l) => l.status)).toEqual(['verified', 'invalid', 'invalid', 'invalid'])
+    for (const lead of body.leads.slice(1)) expect(lead.errors?.length).toBeGreaterThan(0)
+    expect(body.leads[3]?.errors?.[0]?.field).toBe('extra')
+  })
+
   it('refuses an all-invalid batch with 422 and charges nothing', async () => {
     const before = await balance()
     const { status, body } = await post({
