@@ -4,6 +4,7 @@
  * command group is one module; adding a command is one line in COMMANDS.
  */
 
+import { leadsVerifyCommand } from './leads-verify.ts'
 import { reportsVerify } from './reports.ts'
 
 /** One command: runs with the arguments after its name and returns the process exit code. */
@@ -15,6 +16,7 @@ export interface CliCommand {
 
 /** `group command` → implementation. */
 export const COMMANDS: Record<string, CliCommand> = {
+  'leads verify': leadsVerifyCommand,
   'reports verify': reportsVerify,
 }
 

@@ -9,6 +9,7 @@ import { financialHealth } from './financial-health.ts'
 import { keysRevoke } from './keys-revoke.ts'
 import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
+import { leadsVerify } from './leads-verify.ts'
 import { providersList } from './providers-list.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
@@ -37,6 +38,7 @@ export const operations: readonly AnyOperation[] = [
   entityDeepCheck,
   entityReport,
   reportGet,
+  leadsVerify,
   agentCheck,
   walletBalance,
   providersList,

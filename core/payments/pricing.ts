@@ -49,7 +49,7 @@ const tiered = (cached: string | undefined, fresh: string, enhanced: string): Ti
 /**
  * The one price table (DESIGN: Payments; spec: Endpoints price table). Inside each spec range the
  * cached tier is the low end (0.11, 0.25 for KYB), fresh the middle and enhanced the high end;
- * PRICING.md lists the figures and the rule. `leads_verify` is per lead (one lead per call).
+ * PRICING.md lists the figures and the rule. `leads_verify` is per valid lead (up to 100 in a call; invalid leads are not charged).
  */
 export const PRICES: Readonly<Record<PricedOperationId, OperationPrice>> = {
   entity_check: { x402: tiered('0.11', '0.20', '0.29'), account: tiered('0.11', '0.58', '1.05') },

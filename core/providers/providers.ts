@@ -41,6 +41,8 @@ export interface ProviderDefinition {
 }
 
 const COMPANY_CHECKS = ['entity_check', 'risk_score', 'reputation_score', 'kyb_check'] as const
+/** The company checks and lead verification (issue 12: the same register, VAT and sanctions sources). */
+const COMPANY_AND_LEAD_CHECKS = [...COMPANY_CHECKS, 'leads_verify'] as const
 
 export const PROVIDERS: readonly ProviderDefinition[] = [
   {
@@ -48,7 +50,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'KVK Handelsregister (Netherlands Chamber of Commerce API)',
     kind: 'register',
     default_endpoint: 'https://api.kvk.nl',
-    supported_checks: COMPANY_CHECKS,
+    supported_checks: COMPANY_AND_LEAD_CHECKS,
     registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
@@ -57,7 +59,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'KBO/BCE open data (Belgian Crossroads Bank for Enterprises)',
     kind: 'register',
     default_endpoint: 'https://kbopub.economie.fgov.be/kbo-open-data',
-    supported_checks: COMPANY_CHECKS,
+    supported_checks: COMPANY_AND_LEAD_CHECKS,
     registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
@@ -66,7 +68,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'VIES VAT number validation (European Commission)',
     kind: 'tax',
     default_endpoint: 'https://ec.europa.eu/taxation_customs/vies/rest-api',
-    supported_checks: COMPANY_CHECKS,
+    supported_checks: COMPANY_AND_LEAD_CHECKS,
     registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
@@ -84,7 +86,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'DNS (MX, SPF and DMARC records)',
     kind: 'domain',
     default_endpoint: 'dns://system-resolver',
-    supported_checks: ['entity_check', 'kyb_check'],
+    supported_checks: ['entity_check', 'kyb_check', 'leads_verify'],
     registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'protocol',
   },
@@ -103,7 +105,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'sanctions_list',
     default_endpoint:
       'https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/SDN_ADVANCED.XML',
-    supported_checks: ['sanctions_screen', ...COMPANY_CHECKS],
+    supported_checks: ['sanctions_screen', ...COMPANY_AND_LEAD_CHECKS],
     registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
   },
@@ -113,7 +115,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'sanctions_list',
     default_endpoint:
       'https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content?token=dG9rZW4tMjAxNw',
-    supported_checks: ['sanctions_screen', ...COMPANY_CHECKS],
+    supported_checks: ['sanctions_screen', ...COMPANY_AND_LEAD_CHECKS],
     registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
   },
@@ -122,7 +124,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'UN Security Council Consolidated List',
     kind: 'sanctions_list',
     default_endpoint: 'https://scsanctions.un.org/resources/xml/en/consolidated.xml',
-    supported_checks: ['sanctions_screen', ...COMPANY_CHECKS],
+    supported_checks: ['sanctions_screen', ...COMPANY_AND_LEAD_CHECKS],
     registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
   },
