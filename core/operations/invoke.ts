@@ -173,8 +173,10 @@ function idempotencyKeyOf(
 
 /**
  * The one path every operation call takes, whatever the transport:
- * authenticate -> validate -> access -> charge -> run -> settle (or refund) -> keep what the call
- * produced -> record usage. A free operation (`price: null`) needs a key and never answers 402.
+ * authenticate -> validate -> access -> claim the Idempotency-Key (key-paid calls that send one;
+ * a replay ends here, charged nothing) -> charge -> run -> settle (or refund) -> store the answer
+ * under the key, then keep what the call produced -> record usage. A failed call releases its
+ * claim. A free operation (`price: null`) needs a key and never answers 402.
  */
 export async function invokeOperation(
   runtime: OperationRuntime,
