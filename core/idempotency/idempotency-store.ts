@@ -43,13 +43,25 @@ export interface ClaimRequest {
  * Idempotency-Key records of key-paid calls (table idempotency_records), scoped per API key.
  * claim    INSERT … ON CONFLICT DO NOTHING: the first call holds the key; a later one reads the row
  *          (replay, mismatch, still running) or takes over a claim older than IDEMPOTENCY_TAKEOVER_MS;
- * complete stores the answer once the call was paid (state done);
+ * answer   writes the answer under a key debit's reservation before its capture: the capture
+ *          statement marks it done, a release deletes it (core/keys/reservations.ts), so the
+ *          answer is replayable exactly when the debit stands, even if the process dies between;
+ * complete stores the answer once the call was paid (state done), for charges without a
+ *          reservation or when `answer` could not be written;
  * release  deletes the claim of a call that failed with nothing charged, so a retry runs.
  * complete and release act only on the caller's own claim (`claimId`): a process whose claim was
  * taken over changes nothing.
  */
 export interface IdempotencyStore {
   claim(request: ClaimRequest): Promise<IdempotencyClaim>
+  /** True when the answer was written under the reservation (the claim is still this call's). */
+  answer(
+    keyId: string,
+    idempotencyKey: string,
+    claimId: string,
+    answer: StoredAnswer,
+    reservationId: string,
+  ): Promise<boolean>
   complete(
     keyId: string,
     idempotencyKey: string,
@@ -110,7 +122,8 @@ export function createIdempotencyStore(db: Db): IdempotencyStore {
     const rows = rowsOf<{ claim_id: string }>(
       await db.execute(sql`
         update idempotency_records
-           set claim_id = ${claimId}, updated_at = ${request.now.toISOString()}::timestamptz
+           set claim_id = ${claimId}, updated_at = ${request.now.toISOString()}::timestamptz,
+               reservation_id = null, response_status = null, response_body = null
          where key_id = ${request.keyId} and idempotency_key = ${request.idempotencyKey}
            and state = 'in_progress' and claim_id = ${previous}
         returning claim_id`),
@@ -144,6 +157,19 @@ export function createIdempotencyStore(db: Db): IdempotencyStore {
         if (await takeOver(request, row.claim_id, claimId)) return { kind: 'claimed', claimId }
       }
       return { kind: 'in_progress', retryAfter: IDEMPOTENCY_RETRY_AFTER_SECONDS }
+    },
+
+    async answer(keyId, idempotencyKey, claimId, answer, reservationId) {
+      const rows = rowsOf<{ claim_id: string }>(
+        await db.execute(sql`
+          update idempotency_records
+             set response_status = ${answer.status}, response_body = ${answer.body},
+                 reservation_id = ${reservationId}
+           where key_id = ${keyId} and idempotency_key = ${idempotencyKey}
+             and claim_id = ${claimId} and state = 'in_progress'
+          returning claim_id`),
+      )
+      return rows.length > 0
     },
 
     async complete(keyId, idempotencyKey, claimId, answer, now) {

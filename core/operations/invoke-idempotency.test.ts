@@ -14,7 +14,7 @@ const LIVE: Caller = { kind: 'key', keyId: 'live', tier: 'pro', mode: 'live', ro
 /** Everything that happened, in order: charge steps, claims, stored answers and operation writes. */
 let events: string[] = []
 
-function harness(options: { failSettlement?: boolean } = {}) {
+function harness(options: { failSettlement?: boolean; reservationId?: string } = {}) {
   events = []
   const gate: PaymentGate = {
     async open(request) {
@@ -23,6 +23,7 @@ function harness(options: { failSettlement?: boolean } = {}) {
         paidWith: 'account',
         amount: usd('0.50'),
         caller: request.caller,
+        ...(options.reservationId ? { reservationId: options.reservationId } : {}),
         async complete() {
           if (options.failSettlement) throw new PaymentRequiredError({ body: {}, paymentRequired: {} })
           events.push('charge completed')
@@ -38,6 +39,10 @@ function harness(options: { failSettlement?: boolean } = {}) {
     async claim(request) {
       events.push(`claim ${request.idempotencyKey}`)
       return { kind: 'claimed', claimId: 'c1' }
+    },
+    async answer(_keyId, key, _claimId, answer, reservationId) {
+      events.push(`answered ${key} ${answer.status} ${answer.body} under ${reservationId}`)
+      return true
     },
     async complete(_keyId, key, _claimId, answer) {
       events.push(`stored ${key} ${answer.status} ${answer.body}`)
@@ -100,6 +105,18 @@ describe('invokeOperation with an Idempotency-Key', () => {
       'charge opened',
       'charge completed',
       'stored k1 200 {"n":1}',
+      'operation write',
+    ])
+  })
+
+  it('writes a key debit’s answer under its reservation before the capture (the capture marks it done)', async () => {
+    const { runtime } = harness({ reservationId: 'r1' })
+    await invokeOperation(runtime, priced, request('k1'))
+    expect(events).toEqual([
+      'claim k1',
+      'charge opened',
+      'answered k1 200 {"n":1} under r1',
+      'charge completed',
       'operation write',
     ])
   })

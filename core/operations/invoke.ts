@@ -271,18 +271,31 @@ export async function invokeOperation(
       await charge.cancel()
       throw error
     }
+    const answer = { status, body: output === undefined ? null : JSON.stringify(output) }
+    let answeredUnderReservation = false
+    if (held && charge.reservationId) {
+      // Written before the capture, which marks it done in the same statement that makes the debit
+      // stand: replayable exactly when paid, even if this process dies right after the capture.
+      const { store, keyId, idempotencyKey, claimId } = held
+      answeredUnderReservation = await store
+        .answer(keyId, idempotencyKey, claimId, answer, charge.reservationId)
+        .catch((error) => {
+          runtime.onWriteError?.(error, operation.id)
+          return false
+        })
+    }
     receipt = await charge.complete()
     const answered = held
-    if (answered) {
-      // The answer is kept for a retry only now that it is paid, before the operation's own writes.
-      held = undefined
-      const body = output === undefined ? null : JSON.stringify(output)
+    held = undefined
+    if (answered && !answeredUnderReservation) {
+      // No reservation (a free charge) or the answer could not be written before the capture: the
+      // answer is kept for a retry now that it is paid, before the operation's own writes.
       writes.unshift(() =>
         answered.store.complete(
           answered.keyId,
           answered.idempotencyKey,
           answered.claimId,
-          { status, body },
+          answer,
           runtime.clock.now(),
         ),
       )
