@@ -5,9 +5,11 @@ import { type Db, rowsOf } from '../store/database.ts'
 
 /**
  * How long an `in_progress` claim is honoured. Longer than any operation runs (the slowest, a
- * batch of 100 leads, answers within a minute), so a claim this old belongs to a process that
- * died: the next call with the same key takes it over. The dead process's key reservation is
- * released by the payment worker's sweep, so the taken-over call is the only one charged.
+ * batch of 100 leads, is bounded at about 65 s: 5 s source timeouts, 8 calls at a time per
+ * source), so a claim this old belongs to a process that died while the operation ran: the next
+ * call with the same key takes it over. The dead process's key reservation is released by the
+ * payment worker's sweep, so the taken-over call is the only one charged. (A process that died
+ * after writing its answer under its reservation frees the key sooner: the sweep deletes it.)
  */
 export const IDEMPOTENCY_TAKEOVER_MS = 2 * 60_000
 
