@@ -3,8 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { usd } from '../core/money.ts'
+import { rowsOf } from '../core/store/database.ts'
 import { createManualClock } from '../core/testing/fakes/index.ts'
 import { type LeadFakes, startLeadFakes } from '../core/testing/lead-fakes.ts'
 import { createTestService, listen } from '../core/testing/service.ts'
@@ -110,7 +112,32 @@ describe('validation-cli leads verify', () => {
     ).toEqual({ country: 'NL', website: 'www.x.nl', iban: 'NL91ABNA0417164300' })
   })
 
-  it('runs, is interrupted, resumes, and charges each valid lead exactly once', async () => {
+  /** Idempotency-Key claims of the test key still running on the service. */
+  const callsInFlight = async () =>
+    Number(
+      rowsOf<{ n: unknown }>(
+        await service.database.db.execute(
+          sql`select count(*)::int as n from idempotency_records where key_id = ${keyId} and state = 'in_progress'`,
+        ),
+      )[0]?.n,
+    )
+
+  const until = (condition: () => Promise<boolean> | boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const poll = setInterval(async () => {
+        try {
+          if (await condition()) {
+            clearInterval(poll)
+            resolve()
+          }
+        } catch (error) {
+          clearInterval(poll)
+          reject(error)
+        }
+      }, 10)
+    })
+
+  it('is killed with SIGKILL mid-call, resumes, and charges each valid lead exactly once', async () => {
     const input = join(dir, 'leads.csv')
     const out = join(dir, 'results.csv')
     const csv = leadsCsv()
@@ -118,29 +145,28 @@ describe('validation-cli leads verify', () => {
     const before = await balance()
 
     const first = run([input, '--out', out, '--batch-size', '5'])
-    // Interrupt once at least two batches are written.
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (existsSync(out) && finishedRows(out).size >= 10) {
-          clearInterval(poll)
-          resolve()
-        }
-      }, 20)
-    })
-    first.child.kill('SIGTERM')
+    // Kill hard once at least two batches are written and the next call is running on the service:
+    // the service answers and charges it, the CLI never writes its rows.
+    await until(async () => existsSync(out) && finishedRows(out).size >= 10 && (await callsInFlight()) > 0)
+    first.child.kill('SIGKILL')
     const stopped = await first.done
-    expect(stopped.code).toBe(130)
+    expect(stopped.code).toBeNull()
     const partial = finishedRows(out).size
-    // A graceful stop leaves no batch in flight.
-    expect(existsSync(`${out}.pending`)).toBe(false)
     expect(partial).toBeGreaterThanOrEqual(10)
     expect(partial).toBeLessThan(csv.rows)
+    const pending = JSON.parse(readFileSync(`${out}.pending`, 'utf8')) as { rows: number[] }
+    expect(pending.rows).toHaveLength(5)
     // Plain progress lines when stderr is not a terminal.
     expect(stopped.stderr).toMatch(/leads \d+\/40 \(\d+%\) [\d.]+ leads\/s ETA \d+s/)
 
-    const second = await run([input, '--out', out, '--batch-size', '5']).done
+    // Resumed with another batch size: the killed batch is still sent first as it was, answered
+    // from the service's stored answer (or waited for while it runs) and not charged again.
+    const second = await run([input, '--out', out, '--batch-size', '7']).done
     expect(second.code).toBe(0)
     expect(second.stderr).toContain(`skipped ${partial} already done`)
+    expect(second.stderr).toContain(`rows ${pending.rows[0]}-${pending.rows[4]} were in flight`)
+    expect(second.stderr).toContain('1 batch answered from an earlier call, not charged again')
+    expect(existsSync(`${out}.pending`)).toBe(false)
 
     const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[]
     expect(rows.map((r) => Number(r.row_number))).toEqual(Array.from({ length: csv.rows }, (_, i) => i + 1))
@@ -167,16 +193,34 @@ describe('validation-cli leads verify', () => {
     expect(before - (await balance())).toBe(usd('0.27') * BigInt(csv.valid))
   })
 
-  it('warns about the rows of a batch that was in flight when the last run was killed', async () => {
+  it('stops after the batch in flight on SIGTERM, leaving no batch pending', async () => {
+    const input = join(dir, 'term.csv')
+    const out = join(dir, 'term.results.csv')
+    writeFileSync(input, leadsCsv().text)
+    const first = run([input, '--out', out, '--batch-size', '5'])
+    await until(() => existsSync(out) && finishedRows(out).size >= 5)
+    first.child.kill('SIGTERM')
+    const stopped = await first.done
+    expect(stopped.code).toBe(130)
+    expect(existsSync(`${out}.pending`)).toBe(false)
+    expect(finishedRows(out).size % 5).toBe(0)
+  })
+
+  it('sends the rows named in <out>.pending first, as a batch of their own', async () => {
     const input = join(dir, 'killed.csv')
     const out = join(dir, 'killed.results.csv')
-    writeFileSync(input, 'country,company,kvk\nNL,Test BV Donald,68750110\nNL,Test BV Donald,68750110\n')
+    writeFileSync(
+      input,
+      'country,company,kvk\nNL,Test BV Donald,68750110\nNL,Test BV Donald,68750110\nNL,Test BV Donald,68750110\n',
+    )
     writeFileSync(`${out}.pending`, JSON.stringify({ rows: [1, 2] }))
+    const before = await balance()
     const result = await run([input, '--out', out]).done
     expect(result.code).toBe(0)
-    expect(result.stderr).toContain('rows 1-2 were being verified')
+    expect(result.stderr).toContain('rows 1-2 were in flight')
     expect(existsSync(`${out}.pending`)).toBe(false)
-    expect(finishedRows(out).size).toBe(2)
+    expect(finishedRows(out).size).toBe(3)
+    expect(before - (await balance())).toBe(usd('0.27') * 3n)
   })
 
   it('names the missing key and a file without a country column', async () => {

@@ -5,11 +5,13 @@
  *
  * Resume: the output file is appended to batch by batch, each row with its `row_number` (1 = the
  * first data row). A run with the same --out skips the rows already in it, so finished rows are
- * never sent (nor paid) twice. SIGINT/SIGTERM stop after the batch in flight is written. The
- * service has no Idempotency-Key yet, so a hard kill while a batch is in flight can lose an answer
- * that was charged: `<out>.pending` names the rows of the batch in flight, and the next run says
- * which rows may be paid a second time.
+ * never sent (nor paid) twice. SIGINT/SIGTERM stop after the batch in flight is written. Each
+ * batch carries an Idempotency-Key derived from its exact body (`leads-` + SHA-256 hex), so a batch
+ * sent again gets the service's stored answer, not charged again (within 24 hours): after a hard
+ * kill while a batch is in flight, `<out>.pending` names its rows and the next run sends exactly
+ * those rows first, as the same batch, so the call that completed is replayed for free.
  */
+import { createHash } from 'node:crypto'
 import {
   createReadStream,
   existsSync,
@@ -75,6 +77,13 @@ export const RESULT_COLUMNS = [
 
 const MAX_BATCH = 100
 const RETRIES = 3
+/** 409 answers (the same batch still running after a kill) waited out before giving up: about 2 minutes. */
+const IN_PROGRESS_RETRIES = 60
+
+/** The batch's Idempotency-Key: the same rows sent again are the same key, so they are paid once. */
+export function batchIdempotencyKey(body: string): string {
+  return `leads-${createHash('sha256').update(body).digest('hex')}`
+}
 
 const normalise = (header: string) =>
   header
@@ -194,36 +203,54 @@ class HttpFailure extends Error {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Sends one batch; a 422 whose problems all name a lead is answered as per-lead errors. */
+/**
+ * Sends one batch with its Idempotency-Key; a 422 whose problems all name a lead is answered as
+ * per-lead errors. `replayed`: the service answered from an earlier call of the same batch.
+ */
 async function verifyBatch(
   url: string,
   key: string,
   leads: Record<string, string>[],
-): Promise<{ results: LeadResult[]; chargedMicros: bigint }> {
+): Promise<{ results: LeadResult[]; chargedMicros: bigint; replayed: boolean }> {
+  const body = JSON.stringify({ leads })
+  const idempotencyKey = batchIdempotencyKey(body)
+  let busy = 0
   for (let attempt = 1; ; attempt++) {
     let response: Response
     try {
       response = await fetch(`${url.replace(/\/$/, '')}/v1/leads/verify`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ leads }),
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'idempotency-key': idempotencyKey },
+        body,
       })
     } catch (error) {
       if (attempt >= RETRIES) throw error
       await sleep(500 * 2 ** attempt)
       continue
     }
-    const body = (await response.json().catch(() => null)) as Record<string, unknown> | null
+    const answer = (await response.json().catch(() => null)) as Record<string, unknown> | null
     if (response.ok) {
       const charged = response.headers.get('x-charged-amount')
-      return { results: (body?.leads ?? []) as LeadResult[], chargedMicros: BigInt(charged ?? '0') }
+      return {
+        results: (answer?.leads ?? []) as LeadResult[],
+        chargedMicros: BigInt(charged ?? '0'),
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+      }
     }
-    if (response.status === 422 && Array.isArray(body?.detail)) {
+    if (response.status === 409 && busy < IN_PROGRESS_RETRIES) {
+      // The same batch is still running (sent by a run that was killed): wait for its answer.
+      busy++
+      attempt--
+      const retryAfter = Number(response.headers.get('retry-after'))
+      await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 2000)
+      continue
+    }
+    if (response.status === 422 && Array.isArray(answer?.detail)) {
       // Every lead invalid: not charged; each row gets its own errors.
       const errors = new Map<number, { field: string; message: string }[]>()
-      for (const problem of body.detail as { field: string; message: string }[]) {
+      for (const problem of answer.detail as { field: string; message: string }[]) {
         const match = /^leads\.(\d+)\.?(.*)$/.exec(problem.field)
-        if (!match) throw new HttpFailure(response.status, body)
+        if (!match) throw new HttpFailure(response.status, answer)
         const index = Number(match[1])
         errors.set(index, [
           ...(errors.get(index) ?? []),
@@ -233,6 +260,7 @@ async function verifyBatch(
       return {
         results: leads.map((_, i) => ({ status: 'invalid', errors: errors.get(i) ?? [] })),
         chargedMicros: 0n,
+        replayed: false,
       }
     }
     if ((response.status >= 500 || response.status === 429) && attempt < RETRIES) {
@@ -240,7 +268,7 @@ async function verifyBatch(
       await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500 * 2 ** attempt)
       continue
     }
-    throw new HttpFailure(response.status, body)
+    throw new HttpFailure(response.status, answer)
   }
 }
 
@@ -301,9 +329,10 @@ Verifies NL and BE leads (POST /v1/leads/verify) in batches and writes every inp
 extra columns ${RESULT_COLUMNS.join(', ')}.
 
   --out         output CSV (default: <input>.results.csv). If it exists, the rows already in it
-                are skipped (resume): finished rows are not sent or paid again. Only a
-                hard kill during a call (not Ctrl-C) can lose a charged batch; <out>.pending
-                names its rows and the next run warns about them.
+                are skipped (resume): finished rows are not sent or paid again. After a hard
+                kill during a call, <out>.pending names the rows in flight; the next run sends
+                them first as the same batch (same Idempotency-Key), so a call that completed
+                is answered again without a second charge (within 24 hours).
   --url         service URL (env VALIDATION_API_URL, default http://localhost:3000)
   --key         live API key (env VALIDATION_API_KEY); sandbox keys are refused (403)
   --batch-size  leads per call, 1-100 (default 100); each valid lead is charged once
@@ -330,12 +359,14 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   const total = await countRows(input)
   const done = finishedRows(out)
   const pendingFile = `${out}.pending`
-  const inFlight = pendingRows(pendingFile).filter((row) => !done.has(row))
-  if (inFlight.length > 0)
+  // The batch in flight when the last run was killed goes first, as it was sent: same rows, same
+  // body, same Idempotency-Key, so a call that completed is replayed, not charged again.
+  const inFlight = new Set(pendingRows(pendingFile).filter((row) => !done.has(row)))
+  if (inFlight.size > 0)
     process.stderr.write(
-      `warning: the last run was stopped while rows ${rangeText(inFlight)} were being verified; if that call completed they were charged, and they are verified (and charged) again now\n`,
+      `resuming: rows ${rangeText([...inFlight])} were in flight when the last run stopped; they are sent again as the same batch (a call that completed is not charged again)\n`,
     )
-  rmSync(pendingFile, { force: true })
+  else rmSync(pendingFile, { force: true })
   let interrupted = false
   const stop = () => {
     interrupted = true
@@ -352,12 +383,13 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   progress.update(processed)
   const counts = { verified: 0, invalid: 0, proceed: 0, review: 0, block: 0, skipped: done.size }
   let charged = 0n
+  let replayedBatches = 0
   let batch: { row: number; record: Record<string, string>; lead: Record<string, string> }[] = []
 
   const flush = async () => {
     if (batch.length === 0) return
     writeFileSync(pendingFile, `${JSON.stringify({ rows: batch.map((b) => b.row) })}\n`)
-    const { results, chargedMicros } = await verifyBatch(
+    const { results, chargedMicros, replayed } = await verifyBatch(
       url,
       key,
       batch.map((b) => b.lead),
@@ -367,6 +399,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
       throw error
     })
     charged += chargedMicros
+    if (replayed) replayedBatches++
     const lines = batch.map((b, i) => {
       const result = results[i] ?? {
         status: 'invalid' as const,
@@ -408,8 +441,11 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
       }
       row++
       if (done.has(row)) continue
+      const resent = inFlight.delete(row)
       batch.push({ row, record, lead: leadOfRow(record, columns) })
-      if (batch.length >= batchSize) await flush()
+      // The rows of the killed batch are a batch of their own, whatever --batch-size is now.
+      const full = resent ? inFlight.size === 0 || batch.length >= MAX_BATCH : batch.length >= batchSize
+      if (full) await flush()
       if (interrupted) break
     }
     if (!interrupted) await flush()
@@ -424,7 +460,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
     process.off('SIGTERM', stop)
   }
   progress.stop()
-  const summary = `${interrupted ? 'interrupted' : 'done'}: ${processed}/${total} rows in ${out} (this run: ${counts.verified} verified, ${counts.invalid} invalid; proceed ${counts.proceed}, review ${counts.review}, block ${counts.block}; skipped ${counts.skipped} already done; charged ${formatUsd(charged)} USDC)\n`
+  const summary = `${interrupted ? 'interrupted' : 'done'}: ${processed}/${total} rows in ${out} (this run: ${counts.verified} verified, ${counts.invalid} invalid; proceed ${counts.proceed}, review ${counts.review}, block ${counts.block}; skipped ${counts.skipped} already done; charged ${formatUsd(charged)} USDC${replayedBatches > 0 ? `; ${replayedBatches} batch${replayedBatches === 1 ? '' : 'es'} answered from an earlier call, not charged again` : ''})\n`
   process.stderr.write(summary)
   return interrupted ? 130 : 0
 }

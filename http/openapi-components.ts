@@ -186,6 +186,10 @@ const headers = {
     pattern: '^[0-9]+$',
   }),
   RetryAfter: stringHeader('Seconds to wait before retrying', { type: 'integer', minimum: 0 }),
+  IdempotentReplayed: stringHeader(
+    'true: the stored answer of an earlier call with the same Idempotency-Key, replayed unchanged and charged nothing (X-Charged-Amount 0)',
+    { type: 'string', enum: ['true'] },
+  ),
   XRateLimitLimit: stringHeader(
     "Calls allowed in the window reported: on a 429 the limit that refused the call; on a success the caller's tightest limit (per minute, rolling 24 hours or calendar month). Absent for the operator key.",
     { type: 'integer' },
@@ -211,6 +215,9 @@ export const paidSuccessHeaders = {
 
 export const requestIdHeader = { 'X-Request-Id': headerRef('XRequestId') }
 
+/** The extra success header of a priced POST (Idempotency-Key): present on a replayed answer. */
+export const idempotentSuccessHeaders = { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
+
 /** On every successful registry operation called with a key or a verified x402 payment (spec: Limits). */
 export const rateLimitSuccessHeaders = {
   'X-RateLimit-Limit': headerRef('XRateLimitLimit'),
@@ -235,6 +242,10 @@ const responses = {
   },
   Forbidden: problem('Tier, sandbox or role does not allow this operation'),
   NotFound: problem('Unknown id, or one that belongs to another key'),
+  Conflict: problem(
+    'A call with the same Idempotency-Key is still in progress (nothing charged); retry after Retry-After seconds to get its answer',
+    { 'Retry-After': headerRef('RetryAfter') },
+  ),
   PayloadTooLarge: problem('Request body larger than MAX_BODY_BYTES'),
   ValidationFailed: problem('Invalid field values; detail lists {field, message}'),
   TooManyRequests: problem('Rate limit, daily limit or monthly cap exceeded (spec: Limits)', {
@@ -296,6 +307,7 @@ export function errorResponses(statuses: readonly number[]): Record<string, unkn
     402: 'PaymentRequired',
     403: 'Forbidden',
     404: 'NotFound',
+    409: 'Conflict',
     413: 'PayloadTooLarge',
     422: 'ValidationFailed',
     429: 'TooManyRequests',

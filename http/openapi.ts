@@ -5,6 +5,7 @@ import type { TierPrices } from '../core/payments/pricing.ts'
 import {
   components,
   errorResponses,
+  idempotentSuccessHeaders,
   paidSuccessHeaders,
   rateLimitSuccessHeaders,
   requestIdHeader,
@@ -47,6 +48,19 @@ function successSchema(operation: AnyOperation): Record<string, unknown> {
 }
 
 /**
+ * The Idempotency-Key header of priced POST operations (core/idempotency): a retry with the same key
+ * and request gets the stored answer without a second charge.
+ */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'For calls paid from an API key: a retry with the same key and the same request (operation, quality tier, input) within 24 hours gets the stored answer, unchanged, with Idempotent-Replayed: true and nothing charged. The same key with a different request is a 422; while the first call runs, a 409 with Retry-After. Scoped per API key. Ignored for x402 payments (a payment cannot be spent twice) and for free operations.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+}
+
+/**
  * One registry operation as an OpenAPI operation: path parameters and (GET, DELETE) query
  * parameters, or the JSON body (POST), all from the operation's one input schema. A priced
  * operation accepts the key or an x402 payment and documents the 402 challenge;
@@ -68,6 +82,8 @@ function openApiOperation(operation: AnyOperation) {
       schema: { type: 'string', enum: tiers, default: 'fresh' },
     })
   }
+  const idempotent = operation.price !== null && operation.http.method === 'POST'
+  if (idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER)
   for (const name of inPath) {
     parameters.push({ name, in: 'path', required: true, schema: properties[name] ?? { type: 'string' } })
   }
@@ -90,13 +106,18 @@ function openApiOperation(operation: AnyOperation) {
   }
   const priced = operation.price !== null
   const status = operation.http.status ?? 200
-  const headers = { ...(priced ? paidSuccessHeaders : requestIdHeader), ...rateLimitSuccessHeaders }
+  const headers = {
+    ...(priced ? paidSuccessHeaders : requestIdHeader),
+    ...(idempotent ? idempotentSuccessHeaders : {}),
+    ...rateLimitSuccessHeaders,
+  }
   const errors = [
     ...(hasBody ? [400] : []),
     401,
     ...(priced ? [402] : []),
     403,
     ...(inPath.size > 0 ? [404] : []),
+    ...(idempotent ? [409] : []),
     ...(hasBody ? [413] : []),
     422,
     429,

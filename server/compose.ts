@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
+import { createIdempotencyStore } from '../core/idempotency/index.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
 import { createRateLimiter } from '../core/limits/index.ts'
 import {
@@ -183,6 +184,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     payments: payments.gate,
     limits,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
+    idempotency: createIdempotencyStore(database.db),
     deps,
     clock,
     checkOutputs: overrides.checkOutputs,

@@ -115,6 +115,8 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
    * Captures of concurrent calls share one UPDATE. A reservation that is already gone was
    * released (a sweep took this process for dead, e.g. after PostgreSQL restarted and dropped its
    * liveness lock): the caller then gets no answer rather than an answer it did not pay for.
+   * The same statement marks `done` the Idempotency-Key answer written under a captured
+   * reservation (core/idempotency), so an answer is replayable exactly when its debit stands.
    */
   const captureBatch = createBatcher<string, boolean>(async (ids) => {
     const list = sql.join(
@@ -123,19 +125,34 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
     )
     const rows = rowsOf<{ id: string }>(
       await db.execute(
-        sql`update key_reservations set captured_at = now() where id in (${list}) and captured_at is null returning id`,
+        sql`
+          with captured as (
+            update key_reservations set captured_at = now()
+             where id in (${list}) and captured_at is null
+            returning id
+          ), answered as (
+            update idempotency_records set state = 'done', updated_at = now()
+             where reservation_id in (select id from captured) and state = 'in_progress'
+          )
+          select id from captured`,
       ),
     )
     const captured = new Set(rows.map((row) => row.id))
     return ids.map((id) => captured.has(id))
   })
 
-  /** Deletes the given reservations and refunds what they held, per key, in one statement. */
+  /**
+   * Deletes the given reservations and refunds what they held, per key, in one statement, with
+   * the Idempotency-Key answers written under them (an answer that was not paid is never replayed,
+   * and the key is free for a retry).
+   */
   async function releaseWhere(condition: SQL): Promise<number> {
     const result = await db.execute(sql`
       with released as (
         delete from key_reservations where ${condition}
-        returning key_id, amount_micros
+        returning id, key_id, amount_micros
+      ), unpaid_answers as (
+        delete from idempotency_records where reservation_id in (select id from released)
       ), per_key as (
         select key_id, sum(amount_micros)::bigint as amount, count(*)::int as calls
           from released group by key_id

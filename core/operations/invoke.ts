@@ -1,9 +1,15 @@
 import type { Caller, Clock, Quality } from '../context.ts'
 import { QUALITIES } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
+import {
+  type IdempotencyStore,
+  idempotencyRequestHash,
+  isValidIdempotencyKey,
+} from '../idempotency/idempotency-store.ts'
 import { type ApiKeyService, tierAtLeast } from '../keys/api-keys.ts'
 import type { RateLimiter, RateLimitState } from '../limits/index.ts'
 import { type Charge, freeCharge, type PaymentGate, type Receipt } from '../payments/charge.ts'
+import { paymentSource } from '../payments/payment-gate.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
 import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
 import type { AnyOperation } from './define.ts'
@@ -24,6 +30,13 @@ export interface InvocationRequest {
   requestId: string
   /** The client's IP address where the transport knows it: anonymous 402 challenges are limited per address. */
   clientAddress?: string
+  /**
+   * The caller's Idempotency-Key, raw. Honoured for priced calls paid from an API key; ignored for
+   * x402 payments (a payment's nonce is already spent once) and free operations.
+   */
+  idempotencyKey?: string
+  /** How the adapter names the idempotency key in errors (`Idempotency-Key` over HTTP). */
+  idempotencyKeyField?: string
 }
 
 export interface InvocationResult {
@@ -33,6 +46,8 @@ export interface InvocationResult {
   receipt: Receipt
   /** The tightest rate limit of the payer after this call (X-RateLimit-* over HTTP); none for the operator. */
   rateLimit?: RateLimitState
+  /** The stored answer of an earlier call with the same Idempotency-Key, charged nothing now. */
+  replayed?: boolean
 }
 
 export interface OperationRuntime {
@@ -50,6 +65,8 @@ export interface OperationRuntime {
   checkOutputs?: boolean
   /** A write kept after payment failed: the paid answer is still delivered, the failure logged. */
   onWriteError?: (error: unknown, operationId: string) => void
+  /** Idempotency-Key records; absent: the header is ignored. */
+  idempotency?: IdempotencyStore
 }
 
 /** Reads a quality tier (spec: X-Response-Quality: cached, fresh or enhanced; default fresh). */
@@ -120,10 +137,46 @@ function checkedOutput(runtime: OperationRuntime, operation: AnyOperation, outpu
   return output
 }
 
+/** An Idempotency-Key this call holds: the answer is stored under it once the call is paid. */
+interface IdempotencyClaimHeld {
+  store: IdempotencyStore
+  keyId: string
+  idempotencyKey: string
+  claimId: string
+}
+
+/**
+ * The Idempotency-Key of a priced call paid from a key (no payment sent), checked; undefined when
+ * the header is absent or does not apply (x402 payment, free operation, no store).
+ */
+function idempotencyKeyOf(
+  runtime: OperationRuntime,
+  operation: AnyOperation,
+  caller: Caller,
+  request: InvocationRequest,
+): string | undefined {
+  const raw = request.idempotencyKey
+  if (raw === undefined || !runtime.idempotency) return undefined
+  if (operation.price === null || caller.kind !== 'key' || paymentSource(request.payment)) return undefined
+  if (!isValidIdempotencyKey(raw)) {
+    throw new ServiceError('validation_failed', 'invalid request', {
+      fields: [
+        {
+          field: request.idempotencyKeyField ?? 'Idempotency-Key',
+          message: 'must be 1 to 255 printable ASCII characters',
+        },
+      ],
+    })
+  }
+  return raw
+}
+
 /**
  * The one path every operation call takes, whatever the transport:
- * authenticate -> validate -> access -> charge -> run -> settle (or refund) -> keep what the call
- * produced -> record usage. A free operation (`price: null`) needs a key and never answers 402.
+ * authenticate -> validate -> access -> claim the Idempotency-Key (key-paid calls that send one;
+ * a replay ends here, charged nothing) -> charge -> run -> settle (or refund) -> store the answer
+ * under the key, then keep what the call produced -> record usage. A failed call releases its
+ * claim. A free operation (`price: null`) needs a key and never answers 402.
  */
 export async function invokeOperation(
   runtime: OperationRuntime,
@@ -136,6 +189,7 @@ export async function invokeOperation(
   let receipt: Receipt | undefined
   let outcome: UsageOutcome = 'internal'
   let rateLimit: RateLimitState | undefined
+  let held: IdempotencyClaimHeld | undefined
   const limits = runtime.limits
   const admit = async (payer: Caller): Promise<void> => {
     rateLimit = (await limits?.admit(payer)) ?? rateLimit
@@ -158,6 +212,37 @@ export async function invokeOperation(
       receipt = await charge.complete()
       outcome = 'ok'
       return { output, status, receipt, rateLimit }
+    }
+    const idempotencyKey = idempotencyKeyOf(runtime, operation, caller, request)
+    if (idempotencyKey !== undefined && runtime.idempotency && caller.kind === 'key') {
+      // Claimed after validation (a malformed request never holds a key) and before any charge.
+      const claim = await runtime.idempotency.claim({
+        keyId: caller.keyId,
+        idempotencyKey,
+        operation: operation.id,
+        requestHash: idempotencyRequestHash(operation.id, quality, input),
+        now: runtime.clock.now(),
+      })
+      const field = request.idempotencyKeyField ?? 'Idempotency-Key'
+      if (claim.kind === 'mismatch') {
+        throw new ServiceError('validation_failed', 'invalid request', {
+          fields: [{ field, message: 'was already used with a different request' }],
+        })
+      }
+      if (claim.kind === 'in_progress') {
+        throw new ServiceError(
+          'conflict',
+          `a call with this ${field} is still in progress; retry after it finished`,
+          { retryAfter: claim.retryAfter },
+        )
+      }
+      if (claim.kind === 'replay') {
+        receipt = { paidWith: 'account', amount: 0n }
+        outcome = 'ok'
+        const output = claim.answer.body === null ? undefined : JSON.parse(claim.answer.body)
+        return { output, status: claim.answer.status as 200 | 201 | 204, receipt, replayed: true }
+      }
+      held = { store: runtime.idempotency, keyId: caller.keyId, idempotencyKey, claimId: claim.claimId }
     }
     charge = await runtime.payments.open({
       operationId: operation.id,
@@ -186,11 +271,47 @@ export async function invokeOperation(
       await charge.cancel()
       throw error
     }
+    const answer = { status, body: output === undefined ? null : JSON.stringify(output) }
+    let answeredUnderReservation = false
+    if (held && charge.reservationId) {
+      // Written before the capture, which marks it done in the same statement that makes the debit
+      // stand: replayable exactly when paid, even if this process dies right after the capture.
+      const { store, keyId, idempotencyKey, claimId } = held
+      answeredUnderReservation = await store
+        .answer(keyId, idempotencyKey, claimId, answer, charge.reservationId)
+        .catch((error) => {
+          runtime.onWriteError?.(error, operation.id)
+          return false
+        })
+    }
     receipt = await charge.complete()
+    const answered = held
+    held = undefined
+    if (answered && !answeredUnderReservation) {
+      // No reservation (a free charge) or the answer could not be written before the capture: the
+      // answer is kept for a retry now that it is paid, before the operation's own writes.
+      writes.unshift(() =>
+        answered.store.complete(
+          answered.keyId,
+          answered.idempotencyKey,
+          answered.claimId,
+          answer,
+          runtime.clock.now(),
+        ),
+      )
+    }
     await keepWrites(writes, (error) => runtime.onWriteError?.(error, operation.id))
     outcome = 'ok'
     return { output, status, receipt, rateLimit }
   } catch (error) {
+    if (held) {
+      // Nothing was charged: the key is free again, so a retry runs. A release that fails leaves
+      // the claim to be taken over once it is stale.
+      const { store, keyId, idempotencyKey, claimId } = held
+      await store
+        .release(keyId, idempotencyKey, claimId)
+        .catch((releaseError) => runtime.onWriteError?.(releaseError, operation.id))
+    }
     let failure = asDependencyFailure(error)
     if (limits && failure instanceof PaymentRequiredError && !charge && caller.kind === 'anonymous') {
       // A challenge to a caller with neither key nor verified payment: limited per client IP.

@@ -60,6 +60,11 @@ export interface Charge {
   amount: Micros
   /** The caller the operation runs as (an x402 payer once a payment verified). */
   caller: Caller
+  /**
+   * A key debit's reservation (key_reservations.id): an Idempotency-Key answer written under it
+   * becomes replayable in the capture statement itself, and is deleted when it is released.
+   */
+  reservationId?: string
   /** After success: settle and say what was paid. Throws PaymentRequiredError when settlement fails (output withheld). */
   complete(): Promise<Receipt>
   /** After failure: nothing is charged (refund a debit, release a payment). */
@@ -108,6 +113,7 @@ export async function openAccountCharge(
     paidWith: 'account',
     amount,
     caller,
+    reservationId: reservation.id,
     complete: async () => {
       if (state === 'released') throw new Error('complete() after cancel(): the charge was released')
       if (state === 'open') {

@@ -121,6 +121,17 @@ export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
     legalNote: 'GDPR Art. 6(1)(b): usage reports; kept as long as the usage log they summarise',
   },
   {
+    category: 'idempotency_records',
+    description:
+      'Idempotency-Key claims of key-paid calls: the key, the Idempotency-Key, a hash of the request and the answer given (so a retried call is answered again without a second charge)',
+    table: 'idempotency_records',
+    timestampColumn: 'created_at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 1,
+    legalNote:
+      'GDPR Art. 6(1)(b): a client that retries a call after a crash gets the answer it paid for, once; 24 hours covers any retry (the Stripe convention), then the answer is deleted',
+  },
+  {
     category: 'entity_reports',
     description:
       'Signed entity reports (entity, sanctions, PEP, domain, risk, findings, evidence) and their identifiers (VAT, IBAN, domain, wallet, register number) for correlations',

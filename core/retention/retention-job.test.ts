@@ -4,6 +4,7 @@ import type { KeyCaller } from '../context.ts'
 import { type Database, rowsOf } from '../store/database.ts'
 import {
   entityChecks,
+  idempotencyRecords,
   paymentNonces,
   sanctionsListVersions,
   settlements,
@@ -93,6 +94,22 @@ async function seed(database: Database) {
     },
     { network: 'eip155:8453', payer: '0xpayer', nonce: 'n-new', expiresAt: NOW, createdAt: NOW },
   ])
+  const claim = (key: string, at: Date) => ({
+    keyId: 'alice',
+    idempotencyKey: key,
+    operation: 'leads_verify',
+    requestHash: 'h',
+    state: 'done',
+    claimId: key,
+    responseStatus: 200,
+    responseBody: '{}',
+    createdAt: at,
+    updatedAt: at,
+  })
+  // Kept 24 hours: one from two days ago goes, one from an hour ago stays.
+  await db
+    .insert(idempotencyRecords)
+    .values([claim('old', daysAgo(2)), claim('new', new Date(NOW.getTime() - 3_600_000))])
   const version = (id: string, at: Date) => ({
     id,
     listKey: 'un',
@@ -153,6 +170,7 @@ describe.each(DATABASE_KINDS)('retention job and data inventory on %s', (kind) =
       payment_nonces: 1,
       list_versions: 1,
       list_diffs: 0,
+      idempotency_records: 1,
     })
     expect(first.deleted.key_reservations).toBeUndefined()
     // One batch per row deleted (batch size 1) plus the last, empty, batch of each category the job cleans.
@@ -168,6 +186,10 @@ describe.each(DATABASE_KINDS)('retention job and data inventory on %s', (kind) =
       await database.db.execute(sql`select id from sanctions_list_versions`),
     )
     expect(versions.map((row) => row.id)).toEqual(['v2'])
+    const claims = rowsOf<{ idempotency_key: string }>(
+      await database.db.execute(sql`select idempotency_key from idempotency_records`),
+    )
+    expect(claims.map((row) => row.idempotency_key)).toEqual(['new'])
 
     expect((await job.runOnce()).deleted.usage_logs).toBe(0)
     clock.advance(300 * DAY)

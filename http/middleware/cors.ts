@@ -3,13 +3,14 @@ import { cors } from 'hono/cors'
 import type { AppEnv } from '../env.ts'
 import { problemResponse } from '../problem.ts'
 
-/** Request headers a browser client may send: the key, x402 payments, the quality tier and MCP's. */
+/** Request headers a browser client may send: the key, x402 payments, the quality tier, Idempotency-Key and MCP's. */
 export const CORS_ALLOWED_HEADERS = [
   'Content-Type',
   'X-API-Key',
   'PAYMENT-SIGNATURE',
   'X-PAYMENT',
   'X-Response-Quality',
+  'Idempotency-Key',
   'Mcp-Session-Id',
   'Mcp-Protocol-Version',
   'Last-Event-ID',
@@ -17,7 +18,8 @@ export const CORS_ALLOWED_HEADERS = [
 
 /**
  * Response headers a browser client may read: the x402 challenge and settlement, what a call
- * cost, rate limits, Retry-After and the request id (http/payment-headers.ts, http/problem.ts).
+ * cost, a replayed answer, rate limits, Retry-After and the request id (http/payment-headers.ts,
+ * http/problem.ts).
  */
 export const CORS_EXPOSED_HEADERS = [
   'PAYMENT-REQUIRED',
@@ -29,6 +31,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-Payment-Settlement',
   'X-Charged-Amount',
   'X-Balance-Remaining',
+  'Idempotent-Replayed',
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',

@@ -63,8 +63,11 @@ export function operationRoutes(
         resourceUrl: c.req.url,
         requestId: c.get('requestId'),
         clientAddress: clientAddress(c, options.trustProxyHops),
+        idempotencyKey: c.req.header('idempotency-key'),
+        idempotencyKeyField: 'Idempotency-Key',
       }
       const result = await invokeOperation(runtime, operation, request)
+      if (result.replayed) c.header('Idempotent-Replayed', 'true')
       for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
       if (result.rateLimit) {
         for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) c.header(name, value)
