@@ -1,5 +1,6 @@
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
-import type { LoadedList, SanctionsService } from './sanctions-service.ts'
+import type { SanctionsNameScreenResult } from '../scoring/sanctions-name-result.ts'
+import type { LoadedList, SanctionsScreening, SanctionsService } from './sanctions-service.ts'
 
 /** `list_dates` of a screen result: list display name to the date of the version in use. */
 export function listDates(lists: readonly LoadedList[]): Record<string, string> {
@@ -16,42 +17,26 @@ export function createSanctionsNameScreen(
 ): SanctionsNameScreen {
   return {
     ...(service.screenAddress
-      ? {
-          async screenAddress(address: string) {
-            const result = service.screenAddress!(address)
-            if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
-            return {
-              status: 'ok',
-              possible_match: result.matches.length > 0,
-              matches: result.matches.map((match) => ({
-                list: match.list,
-                list_key: match.list_key,
-                entry_id: match.entry_id,
-                matched_name: match.matched_name,
-                match_type: match.match_type,
-                match_score: match.match_score,
-              })),
-              list_dates: listDates(result.lists),
-            }
-          },
-        }
+      ? { screenAddress: async (address: string) => portResult(service.screenAddress!(address)) }
       : {}),
-    async screenName(name, country) {
-      const result = service.screenName(name, country ? { country } : {})
-      if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
-      return {
-        status: 'ok',
-        possible_match: result.matches.length > 0,
-        matches: result.matches.map((match) => ({
-          list: match.list,
-          list_key: match.list_key,
-          entry_id: match.entry_id,
-          matched_name: match.matched_name,
-          match_type: match.match_type,
-          match_score: match.match_score,
-        })),
-        list_dates: listDates(result.lists),
-      }
-    },
+    screenName: async (name, country) => portResult(service.screenName(name, country ? { country } : {})),
+  }
+}
+
+/** A screening of the sanctions service as the checks' port answers it (names and addresses alike). */
+function portResult(result: SanctionsScreening): SanctionsNameScreenResult {
+  if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
+  return {
+    status: 'ok',
+    possible_match: result.matches.length > 0,
+    matches: result.matches.map((match) => ({
+      list: match.list,
+      list_key: match.list_key,
+      entry_id: match.entry_id,
+      matched_name: match.matched_name,
+      match_type: match.match_type,
+      match_score: match.match_score,
+    })),
+    list_dates: listDates(result.lists),
   }
 }

@@ -486,66 +486,55 @@ export function assessWallet(
     0,
     `${address} is a well-formed ${chain} address (format only, no on-chain lookup)`,
   )
+  const assessment = (screenFactor: typeof format, sanctionsMatch: boolean): SourceAssessment => ({
+    source: 'wallet_format',
+    role: 'wallet',
+    status: 'ok',
+    fetched_at: fetchedAt,
+    ...(sanctionsMatch ? { sanctions_match: true } : {}),
+    factors: [format, screenFactor],
+  })
   if (!screen || screen.status === 'unavailable') {
-    return {
-      source: 'wallet_format',
-      role: 'wallet',
-      status: 'ok',
-      fetched_at: fetchedAt,
-      factors: [
-        format,
-        factor(
-          'wallet_screen',
-          'wallet_not_screened',
-          'low',
-          0,
-          `${address} could not be screened against the OFAC digital currency addresses (${screen?.reason ?? 'sanctions_lists_not_loaded'})`,
-        ),
-      ],
-    }
+    return assessment(
+      factor(
+        'wallet_screen',
+        'wallet_not_screened',
+        'low',
+        0,
+        `${address} could not be screened against the OFAC digital currency addresses (${screen?.reason ?? 'sanctions_lists_not_loaded'})`,
+      ),
+      false,
+    )
   }
   if (screen.possible_match) {
     const entries = screen.matches
       .slice(0, 5)
       .map((m) => `${m.matched_name} on ${m.list} (${m.entry_id})`)
       .join('; ')
-    return {
-      source: 'wallet_format',
-      role: 'wallet',
-      status: 'ok',
-      fetched_at: fetchedAt,
-      sanctions_match: true,
-      factors: [
-        format,
-        factor(
-          'wallet_screen',
-          'wallet_sanctioned',
-          'critical',
-          -60,
-          `${address} is a listed digital currency address of ${entries}`,
-        ),
-      ],
-    }
+    return assessment(
+      factor(
+        'wallet_screen',
+        'wallet_sanctioned',
+        'critical',
+        -60,
+        `${address} is a listed digital currency address of ${entries}`,
+      ),
+      true,
+    )
   }
   const lists = Object.entries(screen.list_dates)
     .map(([list, date]) => `${list} ${date}`)
     .join(', ')
-  return {
-    source: 'wallet_format',
-    role: 'wallet',
-    status: 'ok',
-    fetched_at: fetchedAt,
-    factors: [
-      format,
-      factor(
-        'wallet_screen',
-        'wallet_sanctions_clear',
-        'info',
-        0,
-        `${address} is not a listed address on ${lists || 'the loaded lists'}`,
-      ),
-    ],
-  }
+  return assessment(
+    factor(
+      'wallet_screen',
+      'wallet_sanctions_clear',
+      'info',
+      0,
+      `${address} is not a listed address on ${lists || 'the loaded lists'}`,
+    ),
+    false,
+  )
 }
 
 const COUNTRY_SEVERITY: { [Level in CountryRisk['risk_level']]: FactorSeverity<`country_risk_${Level}`> } = {
