@@ -24,7 +24,8 @@ import {
 } from '../core/testing/solana/litesvm-chain.ts'
 import { officialSvmClient } from '../core/testing/solana/official-svm-payer.ts'
 import {
-  buildSvmPaymentTransaction,
+  chainPaymentTransaction,
+  type SvmPaymentParts,
   svmPaymentHeader,
   systemTransferInstruction,
   tamperAmount,
@@ -188,16 +189,8 @@ describe('x402 on Solana: the service verifies and settles the exact SVM scheme 
   })
 
   describe('hostile Solana payments are refused with their errorCode; nothing runs, nothing is charged', () => {
-    async function signed(changes: Partial<Parameters<typeof buildSvmPaymentTransaction>[0]> = {}) {
-      return buildSvmPaymentTransaction({
-        payer: chain.payers[3]!.signer,
-        feePayer: chain.feePayer.address,
-        mint: chain.mint,
-        recipient: chain.payTo.address,
-        amount: PRICE,
-        blockhash: chain.svm.latestBlockhash(),
-        ...changes,
-      })
+    async function signed(changes: Partial<SvmPaymentParts> = {}) {
+      return chainPaymentTransaction(chain, chain.payers[3]!.signer, PRICE, changes)
     }
 
     async function expectRefused(transaction: string, code: string) {

@@ -10,8 +10,11 @@ import {
   type SolanaTestChain,
   startSolanaTestChain,
 } from '../testing/solana/litesvm-chain.ts'
-import { buildSvmPaymentTransaction, svmPaymentHeader } from '../testing/solana/svm-payment.ts'
-import { createPaymentConfig, SOLANA_DEVNET } from './networks.ts'
+import {
+  chainPaymentConfig,
+  chainPaymentTransaction,
+  svmPaymentHeader,
+} from '../testing/solana/svm-payment.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createPaymentVerifier } from './payment-verifier.ts'
 import { PRICES } from './pricing.ts'
@@ -39,11 +42,7 @@ afterAll(async () => {
 
 /** A verified payment (through the JSON-RPC adapter) ready to settle. */
 async function verifiedPayment(payerIndex = 0): Promise<VerifiedPayment> {
-  const config = createPaymentConfig({
-    networks: [SOLANA_DEVNET],
-    solanaPayTo: chain.payTo.address,
-    overrides: { [SOLANA_DEVNET]: { asset: chain.mint, feePayer: chain.feePayer.address } },
-  })
+  const config = chainPaymentConfig(chain)
   const requirements = paymentRequirementsFor(config, {
     operationId: 'sanctions_screen',
     quality: 'fresh',
@@ -55,14 +54,7 @@ async function verifiedPayment(payerIndex = 0): Promise<VerifiedPayment> {
     clock: systemClock,
     solana: { feePayer: chain.feePayer.address, rpc },
   })
-  const transaction = await buildSvmPaymentTransaction({
-    payer: chain.payers[payerIndex]!.signer,
-    feePayer: chain.feePayer.address,
-    mint: chain.mint,
-    recipient: chain.payTo.address,
-    amount: PRICE,
-    blockhash: chain.svm.latestBlockhash(),
-  })
+  const transaction = await chainPaymentTransaction(chain, chain.payers[payerIndex]!.signer, PRICE)
   const header = svmPaymentHeader(toStandardRequirement(requirements[0]!) as never, transaction)
   const verified = await verifier.verify({ header }, requirements)
   if (!verified.isValid) throw new Error(`not verified: ${verified.invalidReason}`)
@@ -83,14 +75,7 @@ describe('Solana JSON-RPC adapter against a JSON-RPC server in the real format (
 
   it('simulateTransaction of a partially signed transaction: null for a payer with the funds, custom:1 without', async () => {
     const build = (payer: (typeof chain.payers)[number]) =>
-      buildSvmPaymentTransaction({
-        payer: payer.signer,
-        feePayer: chain.feePayer.address,
-        mint: chain.mint,
-        recipient: chain.payTo.address,
-        amount: PRICE,
-        blockhash: chain.svm.latestBlockhash(),
-      })
+      chainPaymentTransaction(chain, payer.signer, PRICE)
     expect(await rpc.simulateTransaction(await build(chain.payers[0]!))).toEqual({ err: null })
     const poor = await generateTestSolanaKey()
     await chain.fundTokens(poor.address, 1n)

@@ -5,9 +5,12 @@ import { createDatabase, type Database } from '../store/database.ts'
 import { DATABASE_KINDS } from '../testing/database.ts'
 import { createScratchDatabase } from '../testing/postgres.ts'
 import { type SolanaTestChain, startSolanaTestChain } from '../testing/solana/litesvm-chain.ts'
-import { buildSvmPaymentTransaction, svmPaymentHeader } from '../testing/solana/svm-payment.ts'
+import {
+  chainPaymentConfig,
+  chainPaymentTransaction,
+  svmPaymentHeader,
+} from '../testing/solana/svm-payment.ts'
 import { createDbNonceStore } from './ledger/db-nonce-store.ts'
-import { createPaymentConfig, SOLANA_DEVNET } from './networks.ts'
 import { createPaymentVerifier } from './payment-verifier.ts'
 import { PRICES } from './pricing.ts'
 import { paymentRequirementsFor } from './requirements.ts'
@@ -38,11 +41,7 @@ describe.each(DATABASE_KINDS)('Solana replay claim in the database on %s', (kind
   })
 
   it('lets exactly one of 20 concurrent verifications of one transaction through; the others get nonce_replay', async () => {
-    const config = createPaymentConfig({
-      networks: [SOLANA_DEVNET],
-      solanaPayTo: chain.payTo.address,
-      overrides: { [SOLANA_DEVNET]: { asset: chain.mint, feePayer: chain.feePayer.address } },
-    })
+    const config = chainPaymentConfig(chain)
     const requirements = paymentRequirementsFor(config, {
       operationId: 'sanctions_screen',
       quality: 'fresh',
@@ -56,14 +55,11 @@ describe.each(DATABASE_KINDS)('Solana replay claim in the database on %s', (kind
         solana: { feePayer: chain.feePayer.address, rpc: chain.rpc },
       }),
     )
-    const transaction = await buildSvmPaymentTransaction({
-      payer: chain.payers[0]!.signer,
-      feePayer: chain.feePayer.address,
-      mint: chain.mint,
-      recipient: chain.payTo.address,
-      amount: PRICES.sanctions_screen.x402.fresh,
-      blockhash: chain.svm.latestBlockhash(),
-    })
+    const transaction = await chainPaymentTransaction(
+      chain,
+      chain.payers[0]!.signer,
+      PRICES.sanctions_screen.x402.fresh,
+    )
     const header = svmPaymentHeader(toStandardRequirement(requirements[0]!) as never, transaction)
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => verifiers[i % 2]!.verify({ header }, requirements)),

@@ -11,9 +11,13 @@ import { systemClock } from '../context.ts'
 import { signAuthorization } from '../testing/chain/sign-authorization.ts'
 import { startFakeSolanaRpcServer } from '../testing/fakes/fake-solana-rpc-server.ts'
 import { startSolanaTestChain } from '../testing/solana/litesvm-chain.ts'
-import { buildSvmPaymentTransaction, svmPaymentHeader } from '../testing/solana/svm-payment.ts'
+import {
+  chainPaymentConfig,
+  chainPaymentTransaction,
+  svmPaymentHeader,
+} from '../testing/solana/svm-payment.ts'
 import { encodeBase64Json } from './challenge.ts'
-import { BASE_SEPOLIA, createPaymentConfig, SOLANA_DEVNET } from './networks.ts'
+import { BASE_SEPOLIA, createPaymentConfig } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createPaymentVerifier, type PaymentVerifier } from './payment-verifier.ts'
 import { PRICES } from './pricing.ts'
@@ -72,11 +76,7 @@ for (let i = 0; i < count + 50; i++) {
 // Solana
 const chain = await startSolanaTestChain({ payerCount: 20 })
 const rpcServer = await startFakeSolanaRpcServer(chain.svm)
-const svmConfig = createPaymentConfig({
-  networks: [SOLANA_DEVNET],
-  solanaPayTo: chain.payTo.address,
-  overrides: { [SOLANA_DEVNET]: { asset: chain.mint, feePayer: chain.feePayer.address } },
-})
+const svmConfig = chainPaymentConfig(chain)
 const svmRequirements = paymentRequirementsFor(svmConfig, {
   operationId: 'sanctions_screen',
   quality: 'fresh',
@@ -85,14 +85,11 @@ const svmRequirements = paymentRequirementsFor(svmConfig, {
 const svmAccepted = toStandardRequirement(svmRequirements[0]!) as unknown as Record<string, unknown>
 const svmHeaders: string[] = []
 for (let i = 0; i < 2 * (count + 50); i++) {
-  const transaction = await buildSvmPaymentTransaction({
-    payer: chain.payers[i % chain.payers.length]!.signer,
-    feePayer: chain.feePayer.address,
-    mint: chain.mint,
-    recipient: chain.payTo.address,
-    amount: PRICE,
-    blockhash: chain.svm.latestBlockhash(),
-  })
+  const transaction = await chainPaymentTransaction(
+    chain,
+    chain.payers[i % chain.payers.length]!.signer,
+    PRICE,
+  )
   svmHeaders.push(svmPaymentHeader(svmAccepted, transaction))
 }
 

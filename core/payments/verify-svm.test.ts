@@ -12,13 +12,15 @@ import {
 } from '../testing/solana/litesvm-chain.ts'
 import { officialSvmClient } from '../testing/solana/official-svm-payer.ts'
 import {
-  buildSvmPaymentTransaction,
+  chainPaymentConfig,
+  chainPaymentTransaction,
+  type SvmPaymentParts,
   svmPaymentHeader,
   systemTransferInstruction,
   tamperAmount,
 } from '../testing/solana/svm-payment.ts'
 import { buildPaymentChallenge } from './challenge.ts'
-import { createPaymentConfig, type PaymentConfig, SOLANA_DEVNET } from './networks.ts'
+import { type PaymentConfig, SOLANA_DEVNET } from './networks.ts'
 import { createMemoryNonceStore } from './nonce-store.ts'
 import { createPaymentVerifier, type PaymentVerifier } from './payment-verifier.ts'
 import { PRICES } from './pricing.ts'
@@ -40,11 +42,7 @@ let accepted: Record<string, unknown>
 beforeAll(async () => {
   chain = await startSolanaTestChain()
   rpcServer = await startFakeSolanaRpcServer(chain.svm)
-  config = createPaymentConfig({
-    networks: [SOLANA_DEVNET],
-    solanaPayTo: chain.payTo.address,
-    overrides: { [SOLANA_DEVNET]: { asset: chain.mint, feePayer: chain.feePayer.address } },
-  })
+  config = chainPaymentConfig(chain)
   verifier = createPaymentVerifier({
     config,
     nonceStore: createMemoryNonceStore({ clock: systemClock }),
@@ -76,17 +74,9 @@ async function officialHeader(payerIndex: number): Promise<string> {
 }
 
 /** A scheme-shaped transaction from payer 3 with `changes` applied, as a payment header. */
-async function hostileHeader(changes: Partial<Parameters<typeof buildSvmPaymentTransaction>[0]> = {}) {
+async function hostileHeader(changes: Partial<SvmPaymentParts> = {}) {
   const payer = chain.payers[3]!
-  const transaction = await buildSvmPaymentTransaction({
-    payer: payer.signer,
-    feePayer: chain.feePayer.address,
-    mint: chain.mint,
-    recipient: chain.payTo.address,
-    amount: PRICE,
-    blockhash: chain.svm.latestBlockhash(),
-    ...changes,
-  })
+  const transaction = await chainPaymentTransaction(chain, payer.signer, PRICE, changes)
   return { transaction, header: svmPaymentHeader(accepted, transaction) }
 }
 
@@ -256,14 +246,7 @@ describe('x402 exact SVM payments verified and settled by the service (litesvm, 
   it('settling a payer without the funds fails with insufficient_funds', async () => {
     const poor = await generateTestSolanaKey()
     await chain.fundTokens(poor.address, 1n)
-    const transaction = await buildSvmPaymentTransaction({
-      payer: poor.signer,
-      feePayer: chain.feePayer.address,
-      mint: chain.mint,
-      recipient: chain.payTo.address,
-      amount: PRICE,
-      blockhash: chain.svm.latestBlockhash(),
-    })
+    const transaction = await chainPaymentTransaction(chain, poor.signer, PRICE)
     const verified = await verifier.verify({ header: svmPaymentHeader(accepted, transaction) }, requirements)
     expect(verified.isValid).toBe(true)
     if (!verified.isValid) return

@@ -4,8 +4,12 @@ import type { Database } from '../../store/database.ts'
 import { DATABASE_KINDS, openTestDatabase } from '../../testing/database.ts'
 import { createManualClock } from '../../testing/fakes/index.ts'
 import { type SolanaTestChain, startSolanaTestChain } from '../../testing/solana/litesvm-chain.ts'
-import { buildSvmPaymentTransaction, svmPaymentHeader } from '../../testing/solana/svm-payment.ts'
-import { createPaymentConfig, type PaymentConfig, SOLANA_DEVNET } from '../networks.ts'
+import {
+  chainPaymentConfig,
+  chainPaymentTransaction,
+  svmPaymentHeader,
+} from '../../testing/solana/svm-payment.ts'
+import type { PaymentConfig } from '../networks.ts'
 import { createMemoryNonceStore } from '../nonce-store.ts'
 import { createPaymentVerifier } from '../payment-verifier.ts'
 import { PRICES } from '../pricing.ts'
@@ -33,11 +37,7 @@ describe.each(DATABASE_KINDS)('Solana settlements in the ledger on %s', (kind) =
   beforeAll(async () => {
     database = await openTestDatabase(kind)
     chain = await startSolanaTestChain({ payerCount: 1 })
-    config = createPaymentConfig({
-      networks: [SOLANA_DEVNET],
-      solanaPayTo: chain.payTo.address,
-      overrides: { [SOLANA_DEVNET]: { asset: chain.mint, feePayer: chain.feePayer.address } },
-    })
+    config = chainPaymentConfig(chain)
     // The litesvm port, which the test can take down.
     const rpc: SolanaRpc = {
       isBlockhashValid: (blockhash) => chain.rpc.isBlockhashValid(blockhash),
@@ -75,14 +75,7 @@ describe.each(DATABASE_KINDS)('Solana settlements in the ledger on %s', (kind) =
       clock,
       solana: { feePayer: chain.feePayer.address, rpc: chain.rpc },
     })
-    const transaction = await buildSvmPaymentTransaction({
-      payer: chain.payers[0]!.signer,
-      feePayer: chain.feePayer.address,
-      mint: chain.mint,
-      recipient: chain.payTo.address,
-      amount: PRICE,
-      blockhash: chain.svm.latestBlockhash(),
-    })
+    const transaction = await chainPaymentTransaction(chain, chain.payers[0]!.signer, PRICE)
     const header = svmPaymentHeader(toStandardRequirement(requirements[0]!) as never, transaction)
     const result = await verifier.verify({ header }, requirements)
     if (!result.isValid) throw new Error(result.invalidReason)

@@ -24,7 +24,9 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token'
+import { createPaymentConfig, type PaymentConfig, SOLANA_DEVNET } from '../../payments/networks.ts'
 import { MEMO_PROGRAM_ADDRESS } from '../../payments/verify-svm.ts'
+import type { SolanaTestChain } from './litesvm-chain.ts'
 
 export interface SvmPaymentParts {
   payer: KeyPairSigner
@@ -156,4 +158,35 @@ export function systemTransferInstruction(
     ],
     data,
   }
+}
+
+/**
+ * A payment on the litesvm test chain as the scheme expects it: from `payer` to the chain's payTo
+ * in its mint, the chain's fee payer, the latest blockhash; `changes` replace any part (hostile
+ * payloads).
+ */
+export function chainPaymentTransaction(
+  chain: SolanaTestChain,
+  payer: KeyPairSigner,
+  amount: bigint,
+  changes: Partial<SvmPaymentParts> = {},
+): Promise<string> {
+  return buildSvmPaymentTransaction({
+    payer,
+    feePayer: chain.feePayer.address,
+    mint: chain.mint,
+    recipient: chain.payTo.address,
+    amount,
+    blockhash: chain.svm.latestBlockhash(),
+    ...changes,
+  })
+}
+
+/** The payment config of a service paid in the test chain's mint on Solana devnet. */
+export function chainPaymentConfig(chain: SolanaTestChain): PaymentConfig {
+  return createPaymentConfig({
+    networks: [SOLANA_DEVNET],
+    solanaPayTo: chain.payTo.address,
+    overrides: { [SOLANA_DEVNET]: { asset: chain.mint, feePayer: chain.feePayer.address } },
+  })
 }
