@@ -10,8 +10,8 @@ import {
   type ServerChild,
   seedDeliveries,
   startWebhookServerChild,
+  waitForAllDelivered,
 } from '../testing/monitoring/delivery-faults.ts'
-import { waitFor } from '../testing/paid-server.ts'
 import { startTempPostgres, type TempPostgres } from '../testing/postgres.ts'
 
 /**
@@ -67,12 +67,7 @@ describe('webhook deliveries survive a PostgreSQL restart', () => {
         ),
       )
     }
-    await waitFor(
-      async () => (deliveryFigures(receiver!, PREFIX).distinct === EVENTS ? true : undefined),
-      `all ${EVENTS} events after the database restart (${JSON.stringify(deliveryFigures(receiver!, PREFIX))})`,
-      60_000,
-    )
-    const figures = deliveryFigures(receiver, PREFIX)
+    const figures = await waitForAllDelivered(receiver, PREFIX, EVENTS, 60_000)
     console.log(
       `loss test (postgres restart after ${atPause.distinct} delivered${crashed ? '; the service crashed with the database (postgres.js #1154) and was restarted' : ''}): queued ${EVENTS}, delivered ${figures.distinct}, received ${figures.received}, duplicates ${figures.duplicates}, lost ${EVENTS - figures.distinct}`,
     )

@@ -10,8 +10,8 @@ import {
   type ServerChild,
   seedDeliveries,
   startWebhookServerChild,
+  waitForAllDelivered,
 } from '../testing/monitoring/delivery-faults.ts'
-import { waitFor } from '../testing/paid-server.ts'
 import { createScratchDatabase } from '../testing/postgres.ts'
 
 /**
@@ -51,12 +51,7 @@ describe('webhook deliveries survive a SIGKILL', () => {
     const atKill = deliveryFigures(receiver, PREFIX)
     const second = await startWebhookServerChild(fullEnv, receiver, workDir)
     children.push(second)
-    await waitFor(
-      async () => (deliveryFigures(receiver!, PREFIX).distinct === EVENTS ? true : undefined),
-      `all ${EVENTS} events after the restart`,
-      60_000,
-    )
-    const figures = deliveryFigures(receiver, PREFIX)
+    const figures = await waitForAllDelivered(receiver, PREFIX, EVENTS, 60_000)
     console.log(
       `loss test (${kind}, SIGKILL after ${atKill.distinct} delivered): queued ${EVENTS}, delivered ${figures.distinct}, received ${figures.received}, duplicates ${figures.duplicates}, lost ${EVENTS - figures.distinct}`,
     )

@@ -13,8 +13,8 @@ import {
   type ServerChild,
   seedDeliveries,
   startWebhookServerChild,
+  waitForAllDelivered,
 } from '../testing/monitoring/delivery-faults.ts'
-import { waitFor } from '../testing/paid-server.ts'
 import { createScratchDatabase } from '../testing/postgres.ts'
 
 /**
@@ -48,14 +48,9 @@ describe('webhook delivery throughput with two processes on one PostgreSQL', () 
     children.push(a!, b!)
     const started = performance.now()
     const beforeBoth = deliveryFigures(receiver, PREFIX).distinct
-    await waitFor(
-      async () => (deliveryFigures(receiver!, PREFIX).distinct === EVENTS ? true : undefined),
-      `all ${EVENTS} events`,
-      120_000,
-    )
+    const figures = await waitForAllDelivered(receiver, PREFIX, EVENTS, 120_000)
     const seconds = (performance.now() - started) / 1000
     const total = (performance.now() - firstStarted) / 1000
-    const figures = deliveryFigures(receiver, PREFIX)
     const check = await createDatabase({ url, maxConnections: 2 })
     try {
       const firstAttempts = await check.db

@@ -7,6 +7,7 @@ import { createDatabase } from '../../store/database.ts'
 import { createSecretBox, parseSecretKey } from '../../webhooks/secret-box.ts'
 import { createWebhookStore } from '../../webhooks/webhook-store.ts'
 import type { FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.ts'
+import { waitFor } from '../paid-server.ts'
 
 /**
  * Test-only helpers of the webhook fault and throughput tests: seed a queue of deliveries into a
@@ -89,4 +90,21 @@ export function deliveryFigures(receiver: FakeWebhookReceiver, prefix: string) {
   const ids = receiver.received.map((delivery) => delivery.eventId).filter((id) => id?.startsWith(prefix))
   const distinct = new Set(ids)
   return { received: ids.length, distinct: distinct.size, duplicates: ids.length - distinct.size }
+}
+
+/** Waits until every one of `events` seeded events reached the receiver; its figures then. */
+export function waitForAllDelivered(
+  receiver: FakeWebhookReceiver,
+  prefix: string,
+  events: number,
+  timeoutMs: number,
+): Promise<ReturnType<typeof deliveryFigures>> {
+  return waitFor(
+    async () => {
+      const figures = deliveryFigures(receiver, prefix)
+      return figures.distinct === events ? figures : undefined
+    },
+    `all ${events} events (so far ${JSON.stringify(deliveryFigures(receiver, prefix))})`,
+    timeoutMs,
+  )
 }
