@@ -18,17 +18,14 @@
  * Env: DURATION_S (default 5), CONNECTIONS (default 10), ROUNDS (default 5), SHARED_DIR.
  */
 
-import { spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
-import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { serve } from '@hono/node-server'
 import { createService, type Service } from '../../server/compose.ts'
 import { usd } from '../money.ts'
 import { createDatabase, type Database } from '../store/database.ts'
 import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { type HttpLoadFigures, runHttpLoad } from '../testing/http-load.ts'
 import { startTempPostgres } from '../testing/postgres.ts'
 import { EU_LEGACY_FILE, sanctionsDataPath, UN_FILES } from '../testing/sanctions/shared-data.ts'
+import { listen } from '../testing/serve.ts'
 import { testConfig } from '../testing/test-config.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { DEFAULT_RATE_LIMITS } from './rate-limits.ts'
@@ -38,88 +35,19 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
 
-interface LoadSpec {
-  url: string
-  apiKey: string
-  bodies: string[]
-  duration: number
-  connections: number
-}
+/** A run's load figures, with the service's CPU time per request (user + system, µs). */
+type LoadFigures = HttpLoadFigures & { cpu_us_per_request?: number }
 
-interface LoadFigures {
-  /** CPU time the service process spent per request during the run (user + system, µs). */
-  cpu_us_per_request?: number
-  requests_per_s: number
-  p50_ms: number
-  p99_ms: number
-  total: number
-  non_2xx: number
-}
-
-async function loadChild(spec: LoadSpec): Promise<void> {
-  const require = createRequire(import.meta.url)
-  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<{
-    requests: { average: number; total: number }
-    latency: { p50: number; p99: number }
-    non2xx: number
-  }>
-  let next = 0
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: spec.duration,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': spec.apiKey },
-        setupRequest: (request: Record<string, unknown>) => ({
-          ...request,
-          body: spec.bodies[next++ % spec.bodies.length],
-        }),
-      },
-    ],
+/** One run of paid screens against a service with this key. */
+const screens = (url: string, apiKey: string, duration: number): Promise<LoadFigures> =>
+  runHttpLoad({
+    url: `${url}/v1/sanctions/screen`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    bodies: BODIES,
+    duration,
+    connections: CONNECTIONS,
   })
-  const figures: LoadFigures = {
-    requests_per_s: round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    total: result.requests.total,
-    non_2xx: result.non2xx,
-  }
-  console.log(JSON.stringify(figures))
-}
-
-function runLoad(spec: LoadSpec): Promise<LoadFigures> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, fileURLToPath(import.meta.url), '--load', JSON.stringify(spec)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8')
-    })
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load child exited with ${code}`))
-      resolve(JSON.parse(output.trim().split('\n').pop() as string) as LoadFigures)
-    })
-  })
-}
-
-function listenOn(service: Service): Promise<{ url: string; close(): Promise<void> }> {
-  return new Promise((resolve) => {
-    const server = serve(
-      { fetch: service.app.fetch, port: 0, hostname: '127.0.0.1' },
-      (info: AddressInfo) => {
-        resolve({
-          url: `http://127.0.0.1:${info.port}`,
-          close: () => new Promise<void>((done) => server.close(() => done())),
-        })
-      },
-    )
-  })
-}
 
 /** Half names on the UN list, half on no list. */
 const BODIES = Array.from({ length: 100 }, (_, i) =>
@@ -131,8 +59,6 @@ const BODIES = Array.from({ length: 100 }, (_, i) =>
 )
 
 async function main(): Promise<void> {
-  const loadIndex = process.argv.indexOf('--load')
-  if (loadIndex >= 0) return loadChild(JSON.parse(process.argv[loadIndex + 1] as string) as LoadSpec)
   const dbIndex = process.argv.indexOf('--db')
   const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
   const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
@@ -157,7 +83,7 @@ async function main(): Promise<void> {
         log: () => {},
       })
       await service.runtime.deps.sanctionsLists?.idle()
-      const server = await listenOn(service)
+      const server = await listen(service)
       const { apiKey } = await service.runtime.keys.create({
         email: `${name}@example.com`,
         tier: 'enterprise',
@@ -165,7 +91,7 @@ async function main(): Promise<void> {
       })
       running[name] = {
         service,
-        url: server.url,
+        url: server.baseUrl,
         apiKey,
         close: async () => {
           await server.close()
@@ -175,26 +101,14 @@ async function main(): Promise<void> {
     }
     // Warm both.
     for (const variant of Object.values(running)) {
-      await runLoad({
-        url: `${variant.url}/v1/sanctions/screen`,
-        apiKey: variant.apiKey,
-        bodies: BODIES,
-        duration: 2,
-        connections: CONNECTIONS,
-      })
+      await screens(variant.url, variant.apiKey, 2)
     }
     const results: Record<string, LoadFigures[]> = { off: [], on: [] }
     for (let i = 0; i < ROUNDS; i++) {
       for (const name of ['off', 'on'] as const) {
         const variant = running[name] as (typeof running)[string]
         const cpu = process.cpuUsage()
-        const figures = await runLoad({
-          url: `${variant.url}/v1/sanctions/screen`,
-          apiKey: variant.apiKey,
-          bodies: BODIES,
-          duration: DURATION_S,
-          connections: CONNECTIONS,
-        })
+        const figures = await screens(variant.url, variant.apiKey, DURATION_S)
         const used = process.cpuUsage(cpu)
         figures.cpu_us_per_request = Math.round((used.user + used.system) / Math.max(1, figures.total))
         results[name]?.push(figures)
@@ -273,15 +187,15 @@ async function main(): Promise<void> {
         rounds: ROUNDS,
         limits_off: {
           requests_per_s: mean(off, (f) => f.requests_per_s),
-          p50_ms: mean(off, (f) => f.p50_ms),
-          p99_ms: mean(off, (f) => f.p99_ms),
+          p50_ms: mean(off, (f) => f.latency_ms.p50),
+          p99_ms: mean(off, (f) => f.latency_ms.p99),
           non_2xx: off.reduce((t, f) => t + f.non_2xx, 0),
           runs: off.map((f) => f.requests_per_s),
         },
         limits_on: {
           requests_per_s: mean(on, (f) => f.requests_per_s),
-          p50_ms: mean(on, (f) => f.p50_ms),
-          p99_ms: mean(on, (f) => f.p99_ms),
+          p50_ms: mean(on, (f) => f.latency_ms.p50),
+          p99_ms: mean(on, (f) => f.latency_ms.p99),
           non_2xx: on.reduce((t, f) => t + f.non_2xx, 0),
           runs: on.map((f) => f.requests_per_s),
         },

@@ -14,19 +14,18 @@
  *   is ready (target < 1 s), without reading any list source.
  * Env: DURATION_S (default 10), CONNECTIONS (default 10), SHARED_DIR.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
-import { serve } from '@hono/node-server'
 import { createService, type Service } from '../../server/compose.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { createDatabase, type Database } from '../store/database.ts'
+import { runHttpLoad } from '../testing/http-load.ts'
 import { startTempPostgres } from '../testing/postgres.ts'
+import { listen } from '../testing/serve.ts'
 import { testConfig } from '../testing/test-config.ts'
 import { bz2Decompress } from './list-source.ts'
 import { nameTokens } from './name-normaliser.ts'
@@ -46,104 +45,12 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
 
-interface LoadSpec {
-  url: string
-  method: 'GET' | 'POST'
-  headers?: Record<string, string>
-  bodies?: string[]
-  duration: number
-  connections: number
-}
-
-interface LoadFigures {
-  requests_per_s: number
-  latency_ms: { p50: number; p99: number }
-  total: number
-  non_2xx: number
-  errors: number
-}
-
-/** Child process: runs autocannon with keep-alive against one route and prints its figures. */
-async function loadChild(spec: LoadSpec): Promise<void> {
-  const require = createRequire(import.meta.url)
-  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<{
-    requests: { average: number; total: number }
-    latency: { p50: number; p99: number }
-    non2xx: number
-    errors: number
-  }>
-  let next = 0
-  const bodies = spec.bodies ?? []
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: spec.duration,
-    pipelining: 1,
-    requests: [
-      {
-        method: spec.method,
-        headers: spec.headers ?? {},
-        ...(bodies.length
-          ? {
-              setupRequest: (request: Record<string, unknown>) => ({
-                ...request,
-                body: bodies[next++ % bodies.length],
-              }),
-            }
-          : {}),
-      },
-    ],
-  })
-  const figures: LoadFigures = {
-    requests_per_s: round(result.requests.average),
-    latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
-    total: result.requests.total,
-    non_2xx: result.non2xx,
-    errors: result.errors,
-  }
-  console.log(JSON.stringify(figures))
-}
-
-function runLoad(spec: LoadSpec): Promise<LoadFigures> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, fileURLToPath(import.meta.url), '--load', JSON.stringify(spec)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8')
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), (spec.duration + 60) * 1000)
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      if (code !== 0) return reject(new Error(`load child exited with ${code}`))
-      resolve(JSON.parse(output.trim().split('\n').pop()!) as LoadFigures)
-    })
-  })
-}
-
 async function decompressOfac(dir: string): Promise<string> {
   const target = path.join(dir, 'sdn_advanced.xml')
   const system = spawnSync('sh', ['-c', `bzip2 -dc "${OFAC_BZ2}" > "${target}"`])
   if (system.status === 0 && existsSync(target) && statSync(target).size > 0) return target
   await pipeline(bz2Decompress(readFileSync(OFAC_BZ2)), createWriteStream(target))
   return target
-}
-
-function listenOn(service: Service): Promise<{ url: string; close(): Promise<void> }> {
-  return new Promise((resolve) => {
-    const server = serve(
-      { fetch: service.app.fetch, port: 0, hostname: '127.0.0.1' },
-      (info: AddressInfo) => {
-        resolve({
-          url: `http://127.0.0.1:${info.port}`,
-          close: () => new Promise<void>((done) => server.close(() => done())),
-        })
-      },
-    )
-  })
 }
 
 /** Half listed names (some with words reordered), half names on no list. */
@@ -165,8 +72,6 @@ function screenBodies(service: Service): string[] {
 }
 
 async function main(): Promise<void> {
-  const loadIndex = process.argv.indexOf('--load')
-  if (loadIndex >= 0) return loadChild(JSON.parse(process.argv[loadIndex + 1]!) as LoadSpec)
   const dbIndex = process.argv.indexOf('--db')
   const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
   const dir = mkdtempSync(path.join(tmpdir(), 'sanctions-http-bench-'))
@@ -201,8 +106,8 @@ async function main(): Promise<void> {
     const lists = service.runtime.deps.sanctionsLists!.loadedLists()
     if (lists.length !== 3) throw new Error(`expected 3 lists, got ${lists.length}`)
 
-    const server = await listenOn(service)
-    const created = await fetch(`${server.url}/v1/admin/keys`, {
+    const server = await listen(service)
+    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
       body: JSON.stringify({ email: 'bench@example.com', tier: 'enterprise', balance_usd: '1000000' }),
@@ -211,11 +116,11 @@ async function main(): Promise<void> {
     const before = (await service.runtime.keys.get(key.key_id))!
     const bodies = screenBodies(service)
     const common = { duration: DURATION_S, connections: CONNECTIONS }
-    await runLoad({ ...common, duration: 2, url: `${server.url}/health`, method: 'GET' })
-    const health = await runLoad({ ...common, url: `${server.url}/health`, method: 'GET' })
-    const screen = await runLoad({
+    await runHttpLoad({ ...common, duration: 2, url: `${server.baseUrl}/health`, method: 'GET' })
+    const health = await runHttpLoad({ ...common, url: `${server.baseUrl}/health`, method: 'GET' })
+    const screen = await runHttpLoad({
       ...common,
-      url: `${server.url}/v1/sanctions/screen`,
+      url: `${server.baseUrl}/v1/sanctions/screen`,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key.api_key },
       bodies,

@@ -1,0 +1,98 @@
+/**
+ * HTTP load for benchmarks: autocannon with keep-alive in a SECOND process (so the load
+ * generator does not share the service's event loop), against one route, with an optional body
+ * rotation. `runHttpLoad(spec)` spawns this file with the spec and reads the figures it prints.
+ */
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+export interface HttpLoadSpec {
+  url: string
+  method: 'GET' | 'POST'
+  headers?: Record<string, string>
+  /** Request bodies sent in turn, one per request. */
+  bodies?: string[]
+  /** Seconds. */
+  duration: number
+  connections: number
+}
+
+export interface HttpLoadFigures {
+  requests_per_s: number
+  latency_ms: { p50: number; p99: number }
+  total: number
+  non_2xx: number
+  errors: number
+}
+
+/** Runs the load in a child process; rejects when it fails or overruns the duration by a minute. */
+export function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadFigures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), JSON.stringify(spec)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), (spec.duration + 60) * 1000)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      if (code !== 0) return reject(new Error(`load child exited with ${code}`))
+      resolve(JSON.parse(output.trim().split('\n').pop()!) as HttpLoadFigures)
+    })
+  })
+}
+
+/** The child: runs autocannon and prints its figures as one JSON line. */
+async function loadChild(spec: HttpLoadSpec): Promise<void> {
+  const require = createRequire(import.meta.url)
+  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<{
+    requests: { average: number; total: number }
+    latency: { p50: number; p99: number }
+    non2xx: number
+    errors: number
+  }>
+  let next = 0
+  const bodies = spec.bodies ?? []
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.duration,
+    pipelining: 1,
+    requests: [
+      {
+        method: spec.method,
+        headers: spec.headers ?? {},
+        ...(bodies.length
+          ? {
+              setupRequest: (request: Record<string, unknown>) => ({
+                ...request,
+                body: bodies[next++ % bodies.length],
+              }),
+            }
+          : {}),
+      },
+    ],
+  })
+  const figures: HttpLoadFigures = {
+    requests_per_s: Number(result.requests.average.toFixed(1)),
+    latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
+    total: result.requests.total,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+  }
+  console.log(JSON.stringify(figures))
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  loadChild(JSON.parse(process.argv[2]!) as HttpLoadSpec).catch((error) => {
+    console.error(error)
+    process.exit(1)
+  })
+}
