@@ -27,6 +27,7 @@ import cliProgress from 'cli-progress'
 import { parse } from 'csv-parse'
 import { parse as parseSync } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
+import { formatUsd } from '../core/money.ts'
 import type { CliCommand } from './cli.ts'
 
 /** Request fields and the CSV column names accepted for each (compared after normalising). */
@@ -280,9 +281,6 @@ async function countRows(input: string): Promise<number> {
     count++
   return count
 }
-
-const formatUsd = (micros: bigint) =>
-  `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`
 
 /** Progress over all rows; the rate counts this run's rows only (a resumed run skips the rest). */
 function createProgress(total: number, tty: boolean, already: number) {
