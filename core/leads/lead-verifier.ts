@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit'
 import type { CompanySources } from '../checks/company-sources.ts'
 import { cbeOf } from '../checks/entity-hash.ts'
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
@@ -56,22 +57,6 @@ export interface LeadBatchVerifier {
   stats(): LeadBatchStats
 }
 
-/** Runs at most `limit` tasks at once, the rest in arrival order. */
-function createLimiter(limit: number) {
-  let active = 0
-  const waiting: (() => void)[] = []
-  return async function run<T>(task: () => Promise<T>): Promise<T> {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
-    active++
-    try {
-      return await task()
-    } finally {
-      active--
-      waiting.shift()?.()
-    }
-  }
-}
-
 const unavailable = (source: string, reason: string, at: string): SourceResult<never> => ({
   source,
   status: 'unavailable',
@@ -88,11 +73,11 @@ const unavailable = (source: string, reason: string, at: string): SourceResult<n
 export function createLeadBatchVerifier(deps: LeadVerifierDeps): LeadBatchVerifier {
   const { sources, clock } = deps
   // One limiter per source: a slow register does not hold back the DNS or VIES calls.
-  const limiters = new Map<string, ReturnType<typeof createLimiter>>()
+  const limiters = new Map<string, LimitFunction>()
   const limitFor = (source: string) => {
     let limiter = limiters.get(source)
     if (!limiter) {
-      limiter = createLimiter(deps.concurrency ?? LEAD_SOURCE_CONCURRENCY)
+      limiter = pLimit(deps.concurrency ?? LEAD_SOURCE_CONCURRENCY)
       limiters.set(source, limiter)
     }
     return limiter
