@@ -21,6 +21,7 @@
 import { createService, type Service } from '../../server/compose.ts'
 import { usd } from '../money.ts'
 import { createDatabase, type Database } from '../store/database.ts'
+import { countExecutes } from '../testing/count-executes.ts'
 import { createManualClock } from '../testing/fakes/manual-clock.ts'
 import { type HttpLoadFigures, runHttpLoad } from '../testing/http-load.ts'
 import { startTempPostgres } from '../testing/postgres.ts'
@@ -130,16 +131,8 @@ async function main(): Promise<void> {
     // when many calls arrive at once.
     const db = (running.on as (typeof running)[string]).service.database.db
     let statements = 0
-    const counting = new Proxy(db, {
-      get(target, property, receiver) {
-        if (property === 'execute') {
-          return (...args: unknown[]) => {
-            statements++
-            return (target.execute as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        }
-        return Reflect.get(target, property, receiver)
-      },
+    const counting = countExecutes(db, () => {
+      statements++
     })
     const limiter = createRateLimiter({
       db: counting,

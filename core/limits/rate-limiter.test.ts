@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { Caller, KeyCaller } from '../context.ts'
 import { createDatabase, type Database, type Db } from '../store/database.ts'
+import { countExecutes } from '../testing/count-executes.ts'
 import { type DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { createManualClock } from '../testing/fakes/manual-clock.ts'
 import { createScratchDatabase } from '../testing/postgres.ts'
@@ -205,16 +206,8 @@ describe.each(VARIANTS)('rate limiter: $name', ({ kind, store }) => {
   it('adds one statement per call at most (concurrent calls share one)', async () => {
     const db = await open(kind)
     let statements = 0
-    const counting = new Proxy(db, {
-      get(target, property, receiver) {
-        if (property === 'execute') {
-          return (...args: unknown[]) => {
-            statements++
-            return (target.execute as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        }
-        return Reflect.get(target, property, receiver)
-      },
+    const counting = countExecutes(db, () => {
+      statements++
     })
     const limiter = createRateLimiter({
       db: counting,
