@@ -46,7 +46,7 @@ describe('the printable report page', () => {
   it('escapes every value taken from the report and shows a dash for an absent one', () => {
     const page = reportHtml(REPORT)
     expect(page).not.toContain('<script')
-    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;Co&#39;')
+    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &apos;Co&apos;')
     // the heading, the sanctions match, the PEP reason, the finding and the correlations note
     expect(page.match(/&lt;script&gt;/g)?.length).toBe(5)
     expect(page).toContain('<td>—</td>')

@@ -1,31 +1,30 @@
-import { html } from 'hono/html'
+import { escapeXml } from './badge.ts'
 import type { EntityReport } from './report-schema.ts'
 
 /**
  * The printable page of an entity report (GET /v1/reports/{id} with Accept: text/html): what a
- * compliance officer files. It is built with Hono's `html` template, which escapes every
- * interpolated value (names and evidence texts come from registers and news sources, never trusted
- * as markup). The page has no scripts and loads nothing (inline CSS only).
+ * compliance officer files. Every value from the report goes through `esc` (the five HTML special
+ * characters: names and evidence texts come from registers and news sources, never trusted as
+ * markup). The page has no scripts and loads nothing (inline CSS only).
  */
-const shown = (value: unknown): string => (value === null || value === undefined ? '—' : String(value))
+const esc = (value: unknown): string => escapeXml(value === null || value === undefined ? '—' : String(value))
 
-const row = (cells: readonly unknown[]) =>
-  html`<tr>${cells.map((cell) => html`<td>${shown(cell)}</td>`)}</tr>`
-const head = (cells: readonly string[]) => html`<tr>${cells.map((cell) => html`<th>${cell}</th>`)}</tr>`
+const row = (cells: readonly unknown[]) => `<tr>${cells.map((cell) => `<td>${esc(cell)}</td>`).join('')}</tr>`
+const head = (cells: readonly string[]) => `<tr>${cells.map((cell) => `<th>${esc(cell)}</th>`).join('')}</tr>`
 const table = (headers: readonly string[], rows: readonly (readonly unknown[])[], empty: string) =>
   rows.length === 0
-    ? html`<p class="empty">${empty}</p>`
-    : html`<table>${head(headers)}${rows.map(row)}</table>`
+    ? `<p class="empty">${esc(empty)}</p>`
+    : `<table>${head(headers)}${rows.map(row).join('')}</table>`
 
 export function reportHtml(report: EntityReport): string {
   const { entity, risk, sanctions, pep, domain, evidence } = report
   const identifiers = Object.entries(entity).filter(([key]) => key !== 'entity_name')
-  return html`<!doctype html>
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <link rel="icon" href="data:,">
-<title>Entity report ${shown(report.report_id)}</title>
+<title>Entity report ${esc(report.report_id)}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#111;max-width:60em}
 h1{font-size:1.4em}h2{font-size:1.1em;border-bottom:1px solid #999;margin-top:1.5em}
@@ -35,8 +34,8 @@ code{word-break:break-all;font-size:.8em}.empty{color:#555}
 </style>
 </head>
 <body>
-<h1>Entity report: ${shown(entity.entity_name)}</h1>
-<p>Report <code>${shown(report.report_id)}</code>, built ${shown(report.created_at)} from check <code>${shown(report.check_id)}</code>.</p>
+<h1>Entity report: ${esc(entity.entity_name)}</h1>
+<p>Report <code>${esc(report.report_id)}</code>, built ${esc(report.created_at)} from check <code>${esc(report.check_id)}</code>.</p>
 <h2>Entity</h2>
 ${table(['Field', 'Value'], identifiers, 'No identifiers')}
 <h2>Risk</h2>
@@ -55,7 +54,7 @@ ${table(
   '',
 )}
 <h2>Sanctions</h2>
-<p>Status ${shown(sanctions.status)}; result ${shown(sanctions.result)} (threshold ${shown(sanctions.threshold)})${sanctions.reason ? html`; ${sanctions.reason}` : ''}.</p>
+<p>Status ${esc(sanctions.status)}; result ${esc(sanctions.result)} (threshold ${esc(sanctions.threshold)})${sanctions.reason ? `; ${esc(sanctions.reason)}` : ''}.</p>
 ${table(
   ['List', 'Date'],
   sanctions.lists.map((list) => [list.list, list.date]),
@@ -73,7 +72,7 @@ ${table(
   'No possible matches',
 )}
 <h2>PEP and relatives/close associates</h2>
-<p>Status ${shown(pep.status)}; exposure ${shown(pep.exposure)}${pep.reason ? html`; ${pep.reason}` : ''}.</p>
+<p>Status ${esc(pep.status)}; exposure ${esc(pep.exposure)}${pep.reason ? `; ${esc(pep.reason)}` : ''}.</p>
 ${table(
   ['Name', 'Type', 'Topics', 'Datasets', 'Score', 'Countries'],
   pep.matches.map((match) => [
@@ -87,7 +86,7 @@ ${table(
   'No matches',
 )}
 <h2>Domain</h2>
-<p>Status ${shown(domain.status)}; domain ${shown(domain.domain)}; age ${shown(domain.domain_age_days)} days.</p>
+<p>Status ${esc(domain.status)}; domain ${esc(domain.domain)}; age ${esc(domain.domain_age_days)} days.</p>
 <h2>Findings</h2>
 ${table(
   ['Factor', 'Source', 'Severity', 'Evidence'],
@@ -101,7 +100,7 @@ ${table(
   'No sources',
 )}
 <h2>Correlations with earlier reports</h2>
-<p>${shown(report.correlations.scope_note)}</p>
+<p>${esc(report.correlations.scope_note)}</p>
 ${table(
   ['Report', 'Shared', 'Value', 'Entity', 'Created'],
   report.correlations.links.map((link) => [
@@ -126,8 +125,8 @@ ${table(
   ],
   '',
 )}
-<p>Verify offline: <code>validation-cli reports verify report.json --jwks ${shown(evidence.jwks_url)}</code></p>
+<p>Verify offline: <code>validation-cli reports verify report.json --jwks ${esc(evidence.jwks_url)}</code></p>
 </body>
 </html>
-`.toString()
+`
 }
