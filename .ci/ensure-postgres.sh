@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The storage suites also run on a real, throwaway PostgreSQL started by the tests themselves
-# (core/testing/postgres.ts). This makes sure the server binaries are there: on Debian, as root,
+# (test/support/postgres.ts). This makes sure the server binaries are there: on Debian, as root,
 # it installs the postgresql package; elsewhere it says what is missing.
 set -euo pipefail
 if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { [ -n "${PG_BIN_DIR:-}" ] && [ -x "$PG_BIN_DIR/initdb" ]; }; then

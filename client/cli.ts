@@ -4,15 +4,9 @@
  * command group is one module; adding a command is one line in COMMANDS.
  */
 
+import type { CliCommand } from './command.ts'
 import { leadsVerifyCommand } from './leads-verify.ts'
 import { reportsVerify } from './reports.ts'
-
-/** One command: runs with the arguments after its name and returns the process exit code. */
-export interface CliCommand {
-  summary: string
-  usage: string
-  run(args: string[]): Promise<number>
-}
 
 /** `group command` → implementation. */
 export const COMMANDS: Record<string, CliCommand> = {

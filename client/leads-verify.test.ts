@@ -7,10 +7,10 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { usd } from '../core/money.ts'
 import { rowsOf } from '../core/store/database.ts'
-import { createManualClock } from '../core/testing/fakes/index.ts'
-import { type LeadFakes, startLeadFakes } from '../core/testing/lead-fakes.ts'
-import { createTestService, listen } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { createManualClock } from '../test/support/fakes/index.ts'
+import { type LeadFakes, startLeadFakes } from '../test/support/lead-fakes.ts'
+import { createTestService, listen } from '../test/support/service.ts'
 import { finishedRows, leadOfRow, mapColumns } from './leads-verify.ts'
 
 const BIN = join(import.meta.dirname, '..', 'server', 'bin', 'validation-cli.js')

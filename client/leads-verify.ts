@@ -28,7 +28,7 @@ import { parse } from 'csv-parse'
 import { parse as parseSync } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import { formatUsd } from '../core/money.ts'
-import type { CliCommand } from './cli.ts'
+import type { CliCommand } from './command.ts'
 
 /** Request fields and the CSV column names accepted for each (compared after normalising). */
 export const LEAD_COLUMNS: Record<string, readonly string[]> = {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import type { JWK } from 'jose'
 import { verifyReport } from '../core/reports/evidence.ts'
-import type { CliCommand } from './cli.ts'
+import type { CliCommand } from './command.ts'
 
 /** The JWKS from a URL (http/https) or a local file; default: the report's own evidence.jwks_url. */
 async function loadJwks(source: string): Promise<{ keys: JWK[] }> {

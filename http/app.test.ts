@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineOperation } from '../core/operations/define.ts'
-import { createTestService, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { createTestService, TEST_ADMIN_KEY } from '../test/support/service.ts'
 
 const VALID_ENTITY = { entity_name: 'Koninklijke Philips N.V.', country: 'NL', kvk_number: '17001910' }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestService } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
 import { ConfigSchema } from '../server/config.ts'
+import { createTestService } from '../test/support/service.ts'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './middleware/cors.ts'
 
 const BROWSER = 'https://shop.example.com'

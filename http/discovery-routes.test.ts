@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { operations as registry } from '../core/operations/index.ts'
-import { createManualClock } from '../core/testing/fakes/manual-clock.ts'
-import { createTestService } from '../core/testing/service.ts'
 import { type Service, VERSION } from '../server/compose.ts'
+import { createManualClock } from '../test/support/fakes/manual-clock.ts'
+import { createTestService } from '../test/support/service.ts'
 
 const PUBLIC_ROUTES = [
   '/.well-known/agent.json',

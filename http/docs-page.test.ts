@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { operations as registry } from '../core/operations/index.ts'
-import { withBrowserPage } from '../core/testing/browser.ts'
-import { createTestService, listen } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { withBrowserPage } from '../test/support/browser.ts'
+import { createTestService, listen } from '../test/support/service.ts'
 
 /** Git-ignored folder for what tests produce for people to look at (screenshots). */
 const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')

@@ -7,8 +7,8 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QUALITIES } from '../core/context.ts'
 import { type AnyOperation, operations as registry } from '../core/operations/index.ts'
-import { createTestService } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { createTestService } from '../test/support/service.ts'
 
 type Operation = {
   operationId: string

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../core/context.ts'
-import { type LocalChain, startLocalChain } from '../core/testing/chain/local-chain.ts'
-import { testConfig } from '../core/testing/test-config.ts'
+import { type LocalChain, startLocalChain } from '../test/support/chain/local-chain.ts'
+import { testConfig } from '../test/support/test-config.ts'
 import { buildAgentChain } from './agent-chain.ts'
 
 describe('agent chain start-up', () => {

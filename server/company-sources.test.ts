@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../core/context.ts'
 import type { Database } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
-import { openTestDatabase } from '../core/testing/database.ts'
-import { KBO_FULL_FIXTURE_DIR } from '../core/testing/fakes/index.ts'
-import { testConfig } from '../core/testing/test-config.ts'
+import { openTestDatabase } from '../test/support/database.ts'
+import { KBO_FULL_FIXTURE_DIR } from '../test/support/fakes/index.ts'
+import { testConfig } from '../test/support/test-config.ts'
 import { buildCompanySources, importKboIfNew } from './company-sources.ts'
 
 describe('company sources from config', () => {

@@ -6,7 +6,7 @@ import {
   type RateLimitPolicy,
   type TierLimits,
 } from '../core/limits/index.ts'
-import { readSolanaSecretKey } from '../core/payments/solana-fee-payer.ts'
+import { readSolanaSecretKey } from '../core/payments/svm/fee-payer.ts'
 
 const optionalString = z
   .string()
@@ -160,7 +160,7 @@ export const ConfigSchema = z.object({
   X402_UNCONFIRMED_SETTLEMENT: z.enum(['refuse', 'serve']).default('refuse'),
   // Sanctions lists (server/sanctions.ts): an http(s) URL, a file path (.bz2 accepted), `official`
   // or `off`. Unset: SANCTIONS_DEFAULT_SOURCE, which is `official` (plain `npm start` reads the
-  // official lists); tests and benchmarks set it to `off` explicitly (core/testing/test-config.ts).
+  // official lists); tests and benchmarks set it to `off` explicitly (test/support/test-config.ts).
   NODE_ENV: optionalString,
   SANCTIONS_DEFAULT_SOURCE: z.enum(['official', 'off']).default('official'),
   SANCTIONS_OFAC_SOURCE: optionalString,

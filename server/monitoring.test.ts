@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { systemClock } from '../core/context.ts'
 import type { Database } from '../core/store/database.ts'
-import { testConfig } from '../core/testing/test-config.ts'
 import { createSecretBox } from '../core/webhooks/secret-box.ts'
+import { testConfig } from '../test/support/test-config.ts'
 import { buildMonitoring, webhookSecretBox } from './monitoring.ts'
 
 describe('monitoring configuration', () => {

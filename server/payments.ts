@@ -2,7 +2,9 @@ import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
 import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
-import { createOnChainFundsCheck, type FundsCheck } from '../core/payments/funds-check.ts'
+import { chooseSettler } from '../core/payments/choose-settler.ts'
+import { createOnChainFundsCheck, type FundsCheck } from '../core/payments/evm/funds-check.ts'
+import { createTreasuryReader } from '../core/payments/evm/treasury.ts'
 import {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -15,21 +17,19 @@ import {
   type PaymentConfig,
   type PaymentNetwork,
 } from '../core/payments/index.ts'
-import { createDbNonceStore } from '../core/payments/ledger/db-nonce-store.ts'
+import { createDbNonceStore } from '../core/payments/ledger/nonce-table.ts'
+import { createSettlementService } from '../core/payments/ledger/settle-and-retry.ts'
 import { createSettlementLedger } from '../core/payments/ledger/settlement-ledger.ts'
-import { createSettlementService } from '../core/payments/ledger/settlement-service.ts'
 import { createPaymentGate, type X402Payments } from '../core/payments/payment-gate.ts'
-import { chooseSettler } from '../core/payments/settler.ts'
 import {
   createSolanaFeePayer,
   readSolanaSecretKey,
   type SolanaFeePayer,
   solanaAddressOfSecretKey,
-} from '../core/payments/solana-fee-payer.ts'
-import { createSolanaJsonRpc } from '../core/payments/solana-rpc.ts'
-import { createSvmFundsCheck } from '../core/payments/svm-funds-check.ts'
-import { createSvmSettler, type SvmSettler } from '../core/payments/svm-settler.ts'
-import { createTreasuryReader } from '../core/payments/treasury.ts'
+} from '../core/payments/svm/fee-payer.ts'
+import { createSvmFundsCheck } from '../core/payments/svm/funds-check.ts'
+import { createSolanaJsonRpc } from '../core/payments/svm/rpc.ts'
+import { createSvmSettler, type SvmSettler } from '../core/payments/svm/settle.ts'
 import { type CircuitBreaker, createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'

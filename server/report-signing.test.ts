@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { exportPKCS8, generateKeyPair } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { testConfig } from '../core/testing/test-config.ts'
 import { createSecretBox } from '../core/webhooks/secret-box.ts'
+import { testConfig } from '../test/support/test-config.ts'
 import { buildReportSigner } from './report-signing.ts'
 
 describe('report signing key from config', () => {

@@ -6,9 +6,9 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../core/payments/pricing.ts'
-import { createTestService, listen, TEST_ADMIN_KEY } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
-import { paymentRequiredOf, problemOf } from './tool-errors.ts'
+import { createTestService, listen, TEST_ADMIN_KEY } from '../test/support/service.ts'
+import { paymentRequiredOf, problemOf } from '../test/support/tool-errors.ts'
 
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'
 const BAD_ENTITY = { entity_name: 'A', country: 'NLD', iban: 'NL91ABNA0417164301' }

@@ -4,8 +4,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { operations } from '../core/operations/index.ts'
-import { createTestService, listen } from '../core/testing/service.ts'
 import type { Service } from '../server/compose.ts'
+import { createTestService, listen } from '../test/support/service.ts'
 import { createMcpServer } from './mcp-server.ts'
 
 const ENTITY = { entity_name: 'ASML Holding N.V.', country: 'NL', kvk_number: '17085815' }

@@ -5,8 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { operations } from '../core/operations/index.ts'
-import { OFFLINE_LISTS } from '../core/testing/test-config.ts'
-import { problemOf } from './tool-errors.ts'
+import { OFFLINE_LISTS } from '../test/support/test-config.ts'
+import { problemOf } from '../test/support/tool-errors.ts'
 
 /** The `validation-mcp` process (server/mcp-stdio.ts) through the official client's stdio transport. */
 describe('MCP over stdio', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
 import type { Caller } from '../context.ts'
 import type { Database } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { type CheckStore, createCheckStore, ownerOf, type StoredCheck } from './check-store.ts'
 import { entityHash, inputHash } from './entity-hash.ts'
 import { getReputationHistory } from './reputation-history.ts'

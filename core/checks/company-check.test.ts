@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CompanyFakes, startCompanyFakes } from '../../test/support/company-fakes.ts'
+import { type BusyGauge, createBusyGauge } from '../../test/support/fakes/index.ts'
 import { systemClock } from '../context.ts'
-import { type CompanyFakes, startCompanyFakes } from '../testing/company-fakes.ts'
-import { type BusyGauge, createBusyGauge } from '../testing/fakes/index.ts'
 import { runCompanyCheck } from './company-check.ts'
 
 describe('runCompanyCheck fan-out', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
 import { createApiKeyService } from '../keys/api-keys.ts'
 import { createKeyReservations } from '../keys/reservations.ts'
 import type { Database } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { createIdempotencyStore, idempotencyRequestHash } from './idempotency-store.ts'
 
 /**

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
 import { ServiceError } from '../errors.ts'
 import { usd } from '../money.ts'
 import { type Database, rowsOf } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { type ApiKeyService, createApiKeyService } from './api-keys.ts'
 import { createKeyReservations, type KeyReservations } from './reservations.ts'
 

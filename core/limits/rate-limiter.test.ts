@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, inject, it } from 'vitest'
+import { countExecutes } from '../../test/support/count-executes.ts'
+import { type DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
+import { createScratchDatabase } from '../../test/support/postgres.ts'
 import type { Caller, KeyCaller } from '../context.ts'
 import { createDatabase, type Database, type Db } from '../store/database.ts'
-import { countExecutes } from '../testing/count-executes.ts'
-import { type DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
-import { createScratchDatabase } from '../testing/postgres.ts'
 import { createRateLimiter as createLimiter, createRateLimiter } from './rate-limiter.ts'
 import {
   DEFAULT_RATE_LIMITS,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { createManualClock } from '../../test/support/fakes/index.ts'
 import type { Caller } from '../context.ts'
 import { PaymentRequiredError } from '../errors.ts'
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts'
 import { usd } from '../money.ts'
 import type { PaymentGate } from '../payments/charge.ts'
-import { createManualClock } from '../testing/fakes/index.ts'
 import { defineOperation } from './define.ts'
 import { type InvocationRequest, invokeOperation, type OperationRuntime } from './invoke.ts'
 

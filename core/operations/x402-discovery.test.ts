@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { paidRegistry } from '../../test/support/paid-operations.ts'
 import { PRICES } from '../payments/pricing.ts'
-import { paidRegistry } from '../testing/paid-operations.ts'
 import { issuedRequirementCheck } from './x402-discovery.ts'
 
 /** Issue 16 item 5: the facilitator routes settle only what the service itself would ask for. */

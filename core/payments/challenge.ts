@@ -1,6 +1,6 @@
 import { PAYMENT_ERROR_MESSAGES, type PaymentErrorCode } from './error-codes.ts'
 import type { PaymentRequirement } from './requirements.ts'
-import { toStandardRequirement } from './verification.ts'
+import { toStandardRequirement } from './verify-result.ts'
 
 /**
  * One `accepts` item: the x402 v2 fields, the spec's fields (spec: x402 details) and the x402 v1

@@ -2,7 +2,7 @@ import type { Caller, KeyCaller, Quality } from '../context.ts'
 import type { KeyReservations } from '../keys/reservations.ts'
 import type { Micros } from '../money.ts'
 import { type OperationPrice, priceFor } from './pricing.ts'
-import type { PaymentResponse } from './settlement.ts'
+import type { PaymentResponse } from './settle-result.ts'
 
 export type PaidWith = 'account' | 'x402' | 'sandbox' | 'free' | 'operator'
 

@@ -17,13 +17,25 @@ export {
   type Receipt,
   type SettlementReceipt,
 } from './charge.ts'
-export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
 export {
   PAYMENT_ERROR_CODES,
   PAYMENT_ERROR_MESSAGES,
   type PaymentErrorCode,
   PaymentErrorCodeSchema,
 } from './error-codes.ts'
+export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './evm/eip3009.ts'
+export {
+  createOnChainSettler,
+  type OnChainSettler,
+  type OnChainSettlerOptions,
+  type TransactionStatus,
+} from './evm/settle.ts'
+export {
+  matchRequirement,
+  type VerifyPaymentDeps,
+  type VerifyPaymentInput,
+  verifyEvmPayment,
+} from './evm/verify.ts'
 export {
   createFacilitatorClient,
   createFacilitatorSettler,
@@ -32,8 +44,14 @@ export {
   type FacilitatorClientOptions,
   type FacilitatorVerifyResult,
   mapFacilitatorReason,
-} from './facilitator-client.ts'
-export { type FacilitatorRequest, parseFacilitatorRequest } from './facilitator-routes.ts'
+} from './facilitator/client.ts'
+export { type FacilitatorRequest, parseFacilitatorRequest } from './facilitator/endpoints.ts'
+export {
+  createMemoryNonceStore,
+  type MemoryNonceStore,
+  type MemoryNonceStoreOptions,
+  type NonceStore,
+} from './ledger/nonce-store.ts'
 export {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -49,30 +67,12 @@ export {
   SOLANA_MAINNET,
 } from './networks.ts'
 export {
-  createMemoryNonceStore,
-  type MemoryNonceStore,
-  type MemoryNonceStoreOptions,
-  type NonceStore,
-} from './nonce-store.ts'
-export {
-  createOnChainSettler,
-  type OnChainSettler,
-  type OnChainSettlerOptions,
-  type TransactionStatus,
-} from './onchain-settler.ts'
-export {
   type DecodedPayment,
   type DecodeResult,
   decodePaymentHeader,
   MAX_PAYMENT_HEADER_LENGTH,
   parsePaymentPayload,
-} from './payment-payload.ts'
-export {
-  createPaymentVerifier,
-  type PaymentSource,
-  type PaymentVerifier,
-  type PaymentVerifierDeps,
-} from './payment-verifier.ts'
+} from './payment-header.ts'
 export {
   accountPriceFor,
   buildX402Discovery,
@@ -106,21 +106,28 @@ export {
   type PaymentResponse,
   type SettleResult,
   type Settler,
-} from './settlement.ts'
+} from './settle-result.ts'
 export {
   createSolanaFeePayer,
   readSolanaSecretKey,
   type SolanaFeePayer,
   solanaAddressOfSecretKey,
-} from './solana-fee-payer.ts'
+} from './svm/fee-payer.ts'
+export { createSvmFundsCheck } from './svm/funds-check.ts'
 export {
   createSolanaJsonRpc,
   type SolanaRpc,
   SolanaRpcError,
   type SolanaSignatureStatus,
-} from './solana-rpc.ts'
-export { createSvmFundsCheck } from './svm-funds-check.ts'
-export { createSvmSettler, type SvmSettler } from './svm-settler.ts'
+} from './svm/rpc.ts'
+export { createSvmSettler, type SvmSettler } from './svm/settle.ts'
+export { type VerifySvmDeps, verifySvmPayment } from './svm/verify.ts'
+export {
+  createPaymentVerifier,
+  type PaymentSource,
+  type PaymentVerifier,
+  type PaymentVerifierDeps,
+} from './verify-payment.ts'
 export {
   type CanonicalPaymentPayload,
   type EvmAuthorization,
@@ -130,11 +137,4 @@ export {
   toVerifyResponse,
   type VerifiedPayment,
   type VerifyResult,
-} from './verification.ts'
-export {
-  matchRequirement,
-  type VerifyPaymentDeps,
-  type VerifyPaymentInput,
-  verifyEvmPayment,
-} from './verify-evm.ts'
-export { type VerifySvmDeps, verifySvmPayment } from './verify-svm.ts'
+} from './verify-result.ts'

@@ -12,14 +12,14 @@ import {
   type SettlementReceipt,
 } from './charge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
-import type { FundsCheck } from './funds-check.ts'
+import type { FundsCheck } from './evm/funds-check.ts'
+import type { SettlementService } from './ledger/settle-and-retry.ts'
 import type { SettlementLedger } from './ledger/settlement-ledger.ts'
-import type { SettlementService } from './ledger/settlement-service.ts'
 import type { PaymentConfig } from './networks.ts'
-import type { PaymentSource, PaymentVerifier } from './payment-verifier.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from './requirements.ts'
-import { buildPaymentResponse, type SettleResult } from './settlement.ts'
-import type { VerifiedPayment } from './verification.ts'
+import { buildPaymentResponse, type SettleResult } from './settle-result.ts'
+import type { PaymentSource, PaymentVerifier } from './verify-payment.ts'
+import type { VerifiedPayment } from './verify-result.ts'
 
 export interface X402Payments {
   config: PaymentConfig

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createCircuitBreaker } from '../sources/circuit-breaker.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
 import { createProviderDirectory, publicEndpoint, statusOfCircuit, uuidV5 } from './provider-directory.ts'
 import { PROVIDERS } from './providers.ts'
 

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import type { KeyCaller } from '../context.ts'
 import { type Database, rowsOf } from '../store/database.ts'
 import {
@@ -10,8 +12,6 @@ import {
   settlements,
   usageEvents,
 } from '../store/schema.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
 import { RETENTION_CATEGORIES, resolveRetentionDays, SEVEN_YEARS_DAYS } from './categories.ts'
 import { readDataInventory } from './data-inventory.ts'
 import { createRetentionJob } from './retention-job.ts'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { EU_LEGACY_FILE, rawEuLegacyEntities, readShared } from '../testing/sanctions/shared-data.ts'
+import { EU_LEGACY_FILE, rawEuLegacyEntities, readShared } from '../../test/support/sanctions/shared-data.ts'
 import { parseEuXml } from './eu-parser.ts'
 import { ListParseError } from './list-parse-error.ts'
 

@@ -8,7 +8,7 @@ import {
   readBz2,
   readShared,
   UN_FILES,
-} from '../testing/sanctions/shared-data.ts'
+} from '../../test/support/sanctions/shared-data.ts'
 import { diffEntry, diffLists, type ListDiff } from './list-diff.ts'
 import { normaliseName } from './name-normaliser.ts'
 import { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'

@@ -3,8 +3,13 @@ import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  EU_LEGACY_FILE,
+  readShared,
+  sanctionsDataPath,
+  UN_FILES,
+} from '../../test/support/sanctions/shared-data.ts'
 import { ServiceError } from '../errors.ts'
-import { EU_LEGACY_FILE, readShared, sanctionsDataPath, UN_FILES } from '../testing/sanctions/shared-data.ts'
 import { ListParseError } from './list-parse-error.ts'
 import { detectListFormat, loadListSource, parseListFile, parseListSource } from './list-source.ts'
 

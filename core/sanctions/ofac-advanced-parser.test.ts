@@ -9,7 +9,7 @@ import {
   readBz2,
   sanctionsDataPath,
   spreadSample,
-} from '../testing/sanctions/shared-data.ts'
+} from '../../test/support/sanctions/shared-data.ts'
 import { ListParseError } from './list-parse-error.ts'
 import { tokenSortedKey } from './name-normaliser.ts'
 import { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'

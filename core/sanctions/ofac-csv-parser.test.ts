@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync'
 import { describe, expect, it } from 'vitest'
-import { readShared } from '../testing/sanctions/shared-data.ts'
+import { readShared } from '../../test/support/sanctions/shared-data.ts'
 import { ListParseError } from './list-parse-error.ts'
 import { parseOfacSdnCsv } from './ofac-csv-parser.ts'
 

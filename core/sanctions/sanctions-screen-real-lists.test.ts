@@ -13,7 +13,7 @@ import {
   sanctionsDataPath,
   spreadSample,
   UN_FILES,
-} from '../testing/sanctions/shared-data.ts'
+} from '../../test/support/sanctions/shared-data.ts'
 import { parseEuXml } from './eu-parser.ts'
 import { normaliseName } from './name-normaliser.ts'
 import { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'
@@ -29,7 +29,7 @@ import { parseUnXml } from './un-parser.ts'
 /**
  * The issue's done-when on real data: one index over OFAC SDN (advanced XML 2025-11-19), the
  * legacy EU file and the UN list (2026-02-27). Names, ids and addresses are read from the raw
- * files by regex (core/testing/sanctions/shared-data.ts), independently of the parsers.
+ * files by regex (test/support/sanctions/shared-data.ts), independently of the parsers.
  */
 
 let index: SanctionsIndex

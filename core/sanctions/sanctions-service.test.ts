@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
-import { createDatabase, type Database } from '../store/database.ts'
-import { DATABASE_KINDS, type DatabaseKind } from '../testing/database.ts'
-import { createManualClock, type ManualClock } from '../testing/fakes/index.ts'
-import { createScratchDatabase } from '../testing/postgres.ts'
-import { type ListServer, startListServer } from '../testing/sanctions/list-server.ts'
+import { DATABASE_KINDS, type DatabaseKind } from '../../test/support/database.ts'
+import { createManualClock, type ManualClock } from '../../test/support/fakes/index.ts'
+import { createScratchDatabase } from '../../test/support/postgres.ts'
+import { type ListServer, startListServer } from '../../test/support/sanctions/list-server.ts'
 import {
   EU_LEGACY_FILE,
   rawUnRecords,
   readShared,
   sanctionsDataPath,
   UN_FILES,
-} from '../testing/sanctions/shared-data.ts'
+} from '../../test/support/sanctions/shared-data.ts'
+import { createDatabase, type Database } from '../store/database.ts'
 import { createSanctionsListStore } from './list-store.ts'
 import {
   createSanctionsService,

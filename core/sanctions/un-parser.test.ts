@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { rawUnRecords, readShared, UN_FILES } from '../testing/sanctions/shared-data.ts'
+import { rawUnRecords, readShared, UN_FILES } from '../../test/support/sanctions/shared-data.ts'
 import { ListParseError } from './list-parse-error.ts'
 import { parseUnXml } from './un-parser.ts'
 

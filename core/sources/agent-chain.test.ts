@@ -2,7 +2,11 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toEventSelector } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AGENT_WORLD_FUNDS, type AgentWorld, startAgentWorld } from '../testing/chain/agent-fixtures.ts'
+import {
+  AGENT_WORLD_FUNDS,
+  type AgentWorld,
+  startAgentWorld,
+} from '../../test/support/chain/agent-fixtures.ts'
 import { type AgentChainReader, createAgentChainReader } from './agent-chain.ts'
 
 describe('agent chain reader (viem over a local chain with the ERC-8004 reference registries)', () => {

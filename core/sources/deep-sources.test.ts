@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FakeHttpServer } from '../testing/fakes/index.ts'
+import type { FakeHttpServer } from '../../test/support/fakes/index.ts'
 import {
   startFakeCirServer,
   startFakeGdeltServer,
   startFakeOpenapiRiskServer,
   startFakeYenteServer,
-} from '../testing/fakes/index.ts'
+} from '../../test/support/fakes/index.ts'
 import { createOpenapiRiskProvider } from './credit-report.ts'
 import { adverseQuery, createGdeltClient, gdeltDate } from './gdelt.ts'
 import { caseKeyOf, createInsolvencyRegisterClient } from './insolvency-register.ts'

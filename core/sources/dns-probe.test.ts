@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type FakeDnsServer, startFakeDnsServer } from '../testing/fakes/fake-dns-server.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { type FakeDnsServer, startFakeDnsServer } from '../../test/support/fakes/fake-dns-server.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createDnsProbe, createDnsResolver } from './dns-probe.ts'
 
 let fake: FakeDnsServer

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBusyGauge } from '../testing/fakes/fake-behaviour.ts'
+import { createBusyGauge } from '../../test/support/fakes/fake-behaviour.ts'
 import {
   type AllFakes,
   createSourcesForFakes,
   entityCheckFanOut,
   type FakeBackedSources,
   startAllFakes,
-} from '../testing/fakes/start-all-fakes.ts'
+} from '../../test/support/fakes/start-all-fakes.ts'
 import { createViesClient } from './vies.ts'
 
 const NETWORK_SOURCES = 5 // kvk, vies, rdap, dns, tls (kbo is a local store)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { KBO_FULL_FIXTURE_DIR, kboMemorySource } from '../testing/fakes/kbo-extract.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { KBO_FULL_FIXTURE_DIR, kboMemorySource } from '../../test/support/fakes/kbo-extract.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createKboLookup, normaliseEnterpriseNumber } from './kbo.ts'
 import { createKboImporter, kboDate, kboDirectorySource } from './kbo-import.ts'
 import { createInMemoryKboStore, type KboStore } from './kbo-store.ts'

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type FakeKvkServer, KVK_ERRORS, startFakeKvkServer } from '../testing/fakes/fake-kvk-server.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import {
+  type FakeKvkServer,
+  KVK_ERRORS,
+  startFakeKvkServer,
+} from '../../test/support/fakes/fake-kvk-server.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createKvkClient, kvkDate } from './kvk.ts'
 
 let fake: FakeKvkServer

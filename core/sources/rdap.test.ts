@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type FakeRdapServer, startFakeRdapServer } from '../testing/fakes/fake-rdap-server.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { type FakeRdapServer, startFakeRdapServer } from '../../test/support/fakes/fake-rdap-server.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createRdapClient, normaliseDomain } from './rdap.ts'
 
 let fake: FakeRdapServer

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createCircuitBreaker } from './circuit-breaker.ts'
 import { runSourceCall, toFailure } from './source-call.ts'
 import { UpstreamFailure } from './source-result.ts'

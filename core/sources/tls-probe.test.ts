@@ -1,7 +1,7 @@
 import { type AddressInfo, createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type FakeTlsServer, startFakeTlsServer } from '../testing/fakes/fake-tls-server.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import { type FakeTlsServer, startFakeTlsServer } from '../../test/support/fakes/fake-tls-server.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createTlsProbe, type TlsProbeOptions } from './tls-probe.ts'
 
 const HOST = 'secure.example.test'

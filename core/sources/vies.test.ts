@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { FakeHttpServer } from '../testing/fakes/fake-http-server.ts'
-import { startFakeViesServer } from '../testing/fakes/fake-vies-server.ts'
-import { createManualClock } from '../testing/fakes/manual-clock.ts'
+import type { FakeHttpServer } from '../../test/support/fakes/fake-http-server.ts'
+import { startFakeViesServer } from '../../test/support/fakes/fake-vies-server.ts'
+import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import { createViesClient, splitVatNumber } from './vies.ts'
 
 let fake: FakeHttpServer

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
+import { openTestDatabase } from '../../test/support/database.ts'
+import { createManualClock, KBO_FULL_FIXTURE_DIR, kboMemorySource } from '../../test/support/fakes/index.ts'
 import {
   createInMemoryKboStore,
   createKboImporter,
@@ -8,8 +10,6 @@ import {
   type KboStore,
   kboDirectorySource,
 } from '../sources/index.ts'
-import { openTestDatabase } from '../testing/database.ts'
-import { createManualClock, KBO_FULL_FIXTURE_DIR, kboMemorySource } from '../testing/fakes/index.ts'
 import type { Database } from './database.ts'
 import { createKboDatabaseStore } from './kbo-database-store.ts'
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
 import type { Database } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
 import { createUsageRecorder, type UsageEvent } from './usage-recorder.ts'
 import { backfillUsageRollups, createUsageReports, periodStart } from './usage-reports.ts'
 

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
+import {
+  type FakeWebhookReceiver,
+  startFakeWebhookReceiver,
+} from '../../test/support/fakes/fake-webhook-receiver.ts'
+import { createManualClock, type ManualClock } from '../../test/support/fakes/manual-clock.ts'
 import type { Database } from '../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../testing/database.ts'
-import { type FakeWebhookReceiver, startFakeWebhookReceiver } from '../testing/fakes/fake-webhook-receiver.ts'
-import { createManualClock, type ManualClock } from '../testing/fakes/manual-clock.ts'
 import { deliverOnce } from './deliver.ts'
 import { createDeliveryWorker, type Send } from './delivery-worker.ts'
 import { backoffMs, WEBHOOK_LIMITS } from './events.ts'

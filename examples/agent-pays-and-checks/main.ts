@@ -15,11 +15,11 @@ import { type Address, createWalletClient, http, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { PRICES } from '../../core/payments/pricing.ts'
 import { createDatabase } from '../../core/store/database.ts'
-import { startAgentWorld } from '../../core/testing/chain/agent-fixtures.ts'
-import { officialV2Client } from '../../core/testing/chain/official-payer.ts'
-import { sanctionsDataPath } from '../../core/testing/sanctions/shared-data.ts'
-import { testConfig } from '../../core/testing/test-config.ts'
 import { createService } from '../../server/compose.ts'
+import { startAgentWorld } from '../../test/support/chain/agent-fixtures.ts'
+import { officialV2Client } from '../../test/support/chain/official-payer.ts'
+import { sanctionsDataPath } from '../../test/support/sanctions/shared-data.ts'
+import { testConfig } from '../../test/support/test-config.ts'
 
 const world = await startAgentWorld()
 const service = await createService(

@@ -9,8 +9,8 @@ import { serve } from '@hono/node-server'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createDatabase } from '../../core/store/database.ts'
-import { testConfig } from '../../core/testing/test-config.ts'
 import { createService } from '../../server/compose.ts'
+import { testConfig } from '../../test/support/test-config.ts'
 
 const service = await createService(testConfig({ PORT: '0' }), {
   database: await createDatabase(),

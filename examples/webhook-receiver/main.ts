@@ -15,10 +15,10 @@ import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createDatabase } from '../../core/store/database.ts'
-import { certificateFor } from '../../core/testing/fakes/fake-tls-server.ts'
-import { sanctionsDataPath, UN_FILES } from '../../core/testing/sanctions/shared-data.ts'
-import { testConfig } from '../../core/testing/test-config.ts'
 import { createService } from '../../server/compose.ts'
+import { certificateFor } from '../../test/support/fakes/fake-tls-server.ts'
+import { sanctionsDataPath, UN_FILES } from '../../test/support/sanctions/shared-data.ts'
+import { testConfig } from '../../test/support/test-config.ts'
 import { type Outcome, type ReceivedEvent, startReceiver } from './receiver.ts'
 
 const ADMIN = `svc_admin_${randomBytes(16).toString('hex')}`

@@ -3,10 +3,13 @@ import type { ApiKeyService } from '../../core/keys/index.ts'
 import { keyUsageView } from '../../core/keys/index.ts'
 import { type AnyOperation, x402DiscoveryOf } from '../../core/operations/index.ts'
 import { issuedRequirementCheck } from '../../core/operations/x402-discovery.ts'
-import { settleFacilitatorRequest, verifyFacilitatorRequest } from '../../core/payments/facilitator-routes.ts'
+import {
+  settleFacilitatorRequest,
+  verifyFacilitatorRequest,
+} from '../../core/payments/facilitator/endpoints.ts'
 import { purchaseKeyUpgrade } from '../../core/payments/key-upgrade.ts'
 import type { X402Payments } from '../../core/payments/payment-gate.ts'
-import { failedSettleResponse } from '../../core/payments/settlement.ts'
+import { failedSettleResponse } from '../../core/payments/settle-result.ts'
 import type { AppEnv } from '../env.ts'
 import { settlementHeaders } from '../payment-headers.ts'
 import { paymentHeader, readJsonBody } from '../request.ts'

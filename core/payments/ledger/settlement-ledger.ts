@@ -7,10 +7,10 @@ import type { Micros } from '../../money.ts'
 import type { Db, DbTransaction } from '../../store/database.ts'
 import { serviceInstances, settlements } from '../../store/schema.ts'
 import { findPaymentNetwork, type PaymentConfig } from '../networks.ts'
-import type { EvmAuthorizationWire } from '../payment-payload.ts'
+import type { EvmAuthorizationWire } from '../payment-header.ts'
 import { KEY_UPGRADE_OPERATION_ID } from '../pricing.ts'
-import type { SettleResult } from '../settlement.ts'
-import { authorizationToWire, type VerifiedPayment } from '../verification.ts'
+import type { SettleResult } from '../settle-result.ts'
+import { authorizationToWire, type VerifiedPayment } from '../verify-result.ts'
 
 /** `unknown`: a dead process was settling it and neither the chain nor anything else can tell the outcome. */
 export type SettlementPhase = 'reserved' | 'settling' | 'retrying' | 'unknown'

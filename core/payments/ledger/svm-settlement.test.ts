@@ -1,26 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Database } from '../../store/database.ts'
-import { DATABASE_KINDS, openTestDatabase } from '../../testing/database.ts'
-import { createManualClock } from '../../testing/fakes/index.ts'
-import { type SolanaTestChain, startSolanaTestChain } from '../../testing/solana/litesvm-chain.ts'
+import { DATABASE_KINDS, openTestDatabase } from '../../../test/support/database.ts'
+import { createManualClock } from '../../../test/support/fakes/index.ts'
+import { type SolanaTestChain, startSolanaTestChain } from '../../../test/support/solana/litesvm-chain.ts'
 import {
   chainPaymentConfig,
   chainPaymentTransaction,
   svmPaymentHeader,
-} from '../../testing/solana/svm-payment.ts'
+} from '../../../test/support/solana/svm-payment.ts'
+import type { Database } from '../../store/database.ts'
 import type { PaymentConfig } from '../networks.ts'
-import { createMemoryNonceStore } from '../nonce-store.ts'
-import { createPaymentVerifier } from '../payment-verifier.ts'
 import { PRICES } from '../pricing.ts'
 import { paymentRequirementsFor } from '../requirements.ts'
-import { createSolanaFeePayer } from '../solana-fee-payer.ts'
-import type { SolanaRpc } from '../solana-rpc.ts'
-import { SolanaRpcError } from '../solana-rpc.ts'
-import { createSvmSettler, type SvmSettler } from '../svm-settler.ts'
-import { toStandardRequirement, type VerifiedPayment } from '../verification.ts'
+import { createSolanaFeePayer } from '../svm/fee-payer.ts'
+import type { SolanaRpc } from '../svm/rpc.ts'
+import { SolanaRpcError } from '../svm/rpc.ts'
+import { createSvmSettler, type SvmSettler } from '../svm/settle.ts'
+import { createPaymentVerifier } from '../verify-payment.ts'
+import { toStandardRequirement, type VerifiedPayment } from '../verify-result.ts'
+import { createMemoryNonceStore } from './nonce-store.ts'
+import { createSettlementService } from './settle-and-retry.ts'
 import { createSettlementLedger } from './settlement-ledger.ts'
-import { createSettlementService } from './settlement-service.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
 

@@ -1,0 +1,183 @@
+import { once } from 'node:events'
+import { createServer as createHttpServer } from 'node:http'
+import { createServer } from 'node:net'
+import type { Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type LocalPaymentSetup,
+  startLocalPaymentSetup,
+} from '../../../test/support/chain/payment-fixtures.ts'
+import { signAuthorization } from '../../../test/support/chain/sign-authorization.ts'
+import { systemClock } from '../../context.ts'
+import { createMemoryNonceStore } from '../ledger/nonce-store.ts'
+import { buildPaymentRequirements, type PaymentRequirement } from '../requirements.ts'
+import type { VerifiedPayment } from '../verify-result.ts'
+import { createOnChainSettler } from './settle.ts'
+import { verifyEvmPayment } from './verify.ts'
+
+let setup: LocalPaymentSetup
+let requirements: PaymentRequirement[]
+
+beforeAll(async () => {
+  setup = await startLocalPaymentSetup()
+  requirements = buildPaymentRequirements(setup.config, {
+    amount: 110_000n,
+    resourceUrl: 'http://127.0.0.1/v1/wallet/balance',
+    description: 'wallet balance',
+  })
+})
+afterAll(async () => {
+  await setup?.stop()
+})
+
+/** Signs and verifies a payment from `key`, returning the VerifiedPayment settlement receives. */
+async function verifiedPayment(key: Hex, value = 110_000n): Promise<VerifiedPayment> {
+  const { signature, authorization: wire } = await signAuthorization({
+    key,
+    to: setup.payTo,
+    value,
+    asset: setup.usdc.address,
+  })
+  const result = await verifyEvmPayment(
+    { config: setup.config, nonceStore: createMemoryNonceStore({ clock: systemClock }) },
+    {
+      payment: {
+        x402Version: 1,
+        shape: 'v1',
+        scheme: 'exact',
+        network: 'base-sepolia',
+        payload: { signature, authorization: wire },
+      },
+      requirements,
+      now: new Date(),
+    },
+  )
+  if (!result.isValid) throw new Error(`test payment did not verify: ${result.invalidReason}`)
+  return result
+}
+
+const settlerFor = (rpcUrl: string) =>
+  createOnChainSettler({
+    privateKey: setup.operatorKey,
+    rpcUrls: { 'eip155:84532': rpcUrl },
+    receiptTimeoutMs: 5_000,
+    rpcTimeoutMs: 2_000,
+  })
+
+describe('createOnChainSettler', () => {
+  it('moves exactly the authorized amount from payer to payTo and returns the transaction', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[0]!, 123_456n)
+    const payer = privateKeyToAccount(setup.payerKeys[0]!).address
+    const before = [await setup.usdc.balanceOf(payer), await setup.usdc.balanceOf(setup.payTo)]
+    const result = await settlerFor(setup.chain.rpcUrl).settle(payment)
+    expect(result).toMatchObject({ success: true, payer, amount: '123456', network: 'eip155:84532' })
+    const receipt = await setup.chain.publicClient.getTransactionReceipt({ hash: result.transaction as Hex })
+    expect(receipt.status).toBe('success')
+    expect(await setup.usdc.balanceOf(payer)).toBe(before[0]! - 123_456n)
+    expect(await setup.usdc.balanceOf(setup.payTo)).toBe(before[1]! + 123_456n)
+  })
+
+  it('reports a second settlement of the same authorization as nonce_replay and moves nothing', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[1]!)
+    const settler = settlerFor(setup.chain.rpcUrl)
+    expect((await settler.settle(payment)).success).toBe(true)
+    const balance = await setup.usdc.balanceOf(setup.payTo)
+    expect(await settler.settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'nonce_replay',
+      retryable: false,
+    })
+    expect(await setup.usdc.balanceOf(setup.payTo)).toBe(balance)
+  })
+
+  it('reports a payer without enough USDC as insufficient_funds', async () => {
+    const payment = await verifiedPayment(generatePrivateKey())
+    expect(await settlerFor(setup.chain.rpcUrl).settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'insufficient_funds',
+      retryable: false,
+    })
+  })
+
+  it('reports an unreachable RPC as a retryable failure instead of throwing', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as { port: number }).port
+    await new Promise((resolve) => closed.close(resolve))
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const result = await settlerFor(`http://127.0.0.1:${port}`).settle(payment)
+    // Down before anything was sent: certain that no transaction can move money later.
+    expect(result).toMatchObject({
+      success: false,
+      errorReason: 'settlement_failed',
+      retryable: true,
+      submitted: false,
+    })
+  })
+
+  it('tells whether an authorization is still unused on chain', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const settler = settlerFor(setup.chain.rpcUrl)
+    expect(await settler.authorizationUsed(payment)).toBe(false)
+    expect((await settler.settle(payment)).success).toBe(true)
+    expect(await settler.authorizationUsed(payment)).toBe(true)
+  })
+
+  it('refuses a network it has no RPC for as unsupported_network', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const settler = createOnChainSettler({ privateKey: setup.operatorKey, rpcUrls: {} })
+    expect(await settler.settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'unsupported_network',
+    })
+  })
+
+  it('settles concurrent payments from one operator without nonce clashes', async () => {
+    const settler = settlerFor(setup.chain.rpcUrl)
+    const payments = await Promise.all(setup.payerKeys.map((key) => verifiedPayment(key, 110_000n)))
+    const results = await Promise.all(payments.map((p) => settler.settle(p)))
+    expect(results.map((r) => r.success)).toEqual(payments.map(() => true))
+  })
+
+  it('reports a transaction whose receipt does not come in time as settlement_timeout with its hash', async () => {
+    // A JSON-RPC proxy to the local chain that never reports receipts.
+    const proxy = createHttpServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const call = JSON.parse(raw) as { id: number; method: string }
+      if (call.method === 'eth_getTransactionReceipt') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: null }))
+        return
+      }
+      const upstream = await fetch(setup.chain.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      res.writeHead(upstream.status, { 'content-type': 'application/json' })
+      res.end(await upstream.text())
+    })
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    try {
+      const settler = createOnChainSettler({
+        privateKey: setup.operatorKey,
+        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        receiptTimeoutMs: 300,
+      })
+      const payment = await verifiedPayment(setup.payerKeys[0]!)
+      const result = await settler.settle(payment)
+      expect(result).toMatchObject({ success: false, errorReason: 'settlement_timeout', retryable: true })
+      expect(result.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      // The ledger sweep asks the real node what became of it: mined, and the nonce is spent.
+      const direct = settlerFor(setup.chain.rpcUrl)
+      expect(await settler.transactionStatus('eip155:84532', result.transaction as Hex)).toBe('pending')
+      expect(await direct.transactionStatus('eip155:84532', result.transaction as Hex)).toBe('success')
+      expect(await direct.authorizationUsed(payment)).toBe(true)
+    } finally {
+      proxy.close()
+    }
+  })
+})

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase } from '../../../test/support/database.ts'
+import type { Database } from '../../store/database.ts'
+import { createDbNonceStore } from './nonce-table.ts'
+
+describe.each(DATABASE_KINDS)('database nonce store on %s', (kind) => {
+  let database: Database
+  let now = new Date('2026-11-21T12:00:00Z')
+  const clock = { now: () => now }
+  const inFiveMinutes = () => new Date(now.getTime() + 300_000)
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind)
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  it('lets exactly one of 50 concurrent claims of one nonce through', async () => {
+    const store = createDbNonceStore(database.db, clock)
+    const claims = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        store.claim('eip155:8453', `0x${'ab'.repeat(32)}`, '0xPAYER', inFiveMinutes()),
+      ),
+    )
+    expect(claims.filter(Boolean)).toHaveLength(1)
+  })
+
+  it('rejects a nonce seen within 5 minutes, whatever the letter case', async () => {
+    const store = createDbNonceStore(database.db, clock)
+    const nonce = `0x${'cd'.repeat(32)}`
+    expect(await store.claim('eip155:8453', nonce, '0xAbC', inFiveMinutes())).toBe(true)
+    expect(
+      await store.claim('eip155:8453', nonce.toUpperCase().replace('0X', '0x'), '0xabc', inFiveMinutes()),
+    ).toBe(false)
+    // Another network or payer is another nonce.
+    expect(await store.claim('eip155:84532', nonce, '0xabc', inFiveMinutes())).toBe(true)
+    expect(await store.claim('eip155:8453', nonce, '0xdef', inFiveMinutes())).toBe(true)
+  })
+
+  it('forgets a nonce once its window has passed', async () => {
+    const store = createDbNonceStore(database.db, clock)
+    const nonce = `0x${'ef'.repeat(32)}`
+    expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(true)
+    now = new Date(now.getTime() + 301_000)
+    expect(await store.sweep()).toBeGreaterThan(0)
+    expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(true)
+    expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(false)
+  })
+})

@@ -1,0 +1,302 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import type { JWK } from 'jose'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { main as cli } from '../../client/cli.ts'
+import { PRICES } from '../../core/payments/pricing.ts'
+import { verifyReport } from '../../core/reports/evidence.ts'
+import type { EntityReport } from '../../core/reports/report-schema.ts'
+import type { Service } from '../../server/compose.ts'
+import { withBrowserPage } from '../support/browser.ts'
+import { type CompanyFakes, startCompanyFakes } from '../support/company-fakes.ts'
+import { type DeepCheckFakes, startDeepCheckFakes } from '../support/deep-check-fakes.ts'
+import { createTestService, listen, TEST_ADMIN_KEY } from '../support/service.ts'
+import { problemOf } from '../support/tool-errors.ts'
+
+/** Git-ignored folder for what tests produce for people to look at (screenshots). */
+const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')
+
+// KVK test company 68750110 (Test BV Donald), a VAT number and a domain the fakes know.
+const DONALD = {
+  entity_name: 'Test BV Donald',
+  country: 'NL',
+  kvk_number: '68750110',
+  vat_number: 'NL857587973B01',
+  domain: 'example.com',
+}
+const ACCOUNT_PRICE = PRICES.entity_report.account.fresh
+
+describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidence, badge', () => {
+  let companies: CompanyFakes
+  let deep: DeepCheckFakes
+  let service: Service
+  let server: { baseUrl: string; close(): Promise<void> }
+  let keyA: string
+  let keyB: string
+  let sandboxKey: string
+  let first: EntityReport
+
+  const createKey = async (email: string) => {
+    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_ADMIN_KEY },
+      body: JSON.stringify({ email, tier: 'pro', balance_usd: '100' }),
+    })
+    return ((await created.json()) as { api_key: string }).api_key
+  }
+
+  beforeAll(async () => {
+    ;[companies, deep] = await Promise.all([startCompanyFakes(), startDeepCheckFakes()])
+    service = await createTestService('pglite')
+    service.runtime.deps.companySources = companies.sources
+    service.runtime.deps.sanctions = companies.sanctions
+    service.runtime.deps.deepCheck = deep.sources
+    server = await listen(service)
+    keyA = await createKey('a@example.com')
+    keyB = await createKey('b@example.com')
+    const sandbox = await fetch(`${server.baseUrl}/v1/keys/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'dev@example.com', tier: 'sandbox' }),
+    })
+    sandboxKey = ((await sandbox.json()) as { api_key: string }).api_key
+  }, 120_000)
+
+  afterAll(async () => {
+    await server?.close()
+    await service?.close()
+    await Promise.all([companies?.close(), deep?.close()])
+  })
+
+  const post = (body: unknown, apiKey: string) =>
+    fetch(`${server.baseUrl}/v1/reports/entity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify(body),
+    })
+  const getReport = (id: string, apiKey: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.baseUrl}/v1/reports/${id}`, { headers: { 'x-api-key': apiKey, ...headers } })
+  const jwks = async () =>
+    (await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json()) as { keys: JWK[] }
+
+  it('runs one real entity check and answers the report at the account price; GET returns the same report', async () => {
+    const response = await post(DONALD, keyA)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('x-charged-amount')).toBe(ACCOUNT_PRICE.toString())
+    first = (await response.json()) as EntityReport
+    expect(first).toMatchObject({
+      entity: { entity_name: 'Test BV Donald', country: 'NL', kvk_number: '68750110' },
+      sanctions: { status: 'ok', result: 'no_match' },
+      pep: { status: 'ok', exposure: 'none' },
+      domain: { status: 'ok', domain: 'example.com' },
+      correlations: { status: 'ok', links: [] },
+      evidence: { hash_algorithm: 'SHA-256', canonicalization: 'RFC 8785 (JCS)' },
+    })
+    expect(first.risk.trust_score).toBeGreaterThanOrEqual(0)
+    expect(first.sources.map((source) => source.source)).toEqual(
+      expect.arrayContaining(['kvk', 'vies', 'rdap', 'opensanctions']),
+    )
+    const again = await getReport(first.report_id, keyA)
+    expect(again.status).toBe(200)
+    expect(await again.json()).toEqual(first)
+  })
+
+  it('evidence: the hash and detached JWS verify with the published JWKS; one altered field fails', async () => {
+    const keys = await jwks()
+    expect(keys.keys).toHaveLength(1)
+    expect(keys.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: first.evidence.key_id })
+    expect(keys.keys[0]).not.toHaveProperty('d')
+    expect(await verifyReport(first, keys)).toMatchObject({
+      ok: true,
+      hash_matches: true,
+      signature_valid: true,
+    })
+    const altered = structuredClone(first)
+    altered.risk.trust_score = (altered.risk.trust_score + 1) % 101
+    const outcome = await verifyReport(altered, keys)
+    expect(outcome).toMatchObject({ ok: false, hash_matches: false, signature_valid: false })
+    // A forged hash that matches the altered content still fails on the signature.
+    const forged = { ...altered, evidence: { ...altered.evidence, report_hash: outcome.computed_hash } }
+    expect(await verifyReport(forged, keys)).toMatchObject({
+      ok: false,
+      hash_matches: true,
+      signature_valid: false,
+    })
+    const selfVerify = (await (await fetch(`${server.baseUrl}/v1/self-verify`)).json()) as {
+      report_signing: { key_id: string }
+    }
+    expect(selfVerify.report_signing.key_id).toBe(first.evidence.key_id)
+  })
+
+  it('validation-cli reports verify: exit 0 for the stored report, 1 once any field is changed', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'report-verify-'))
+    const jwksFile = path.join(dir, 'jwks.json')
+    await writeFile(jwksFile, JSON.stringify(await jwks()))
+    const stored = (await (await getReport(first.report_id, keyA)).json()) as EntityReport
+    const intact = path.join(dir, 'report.json')
+    await writeFile(intact, JSON.stringify(stored, null, 2))
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      expect(await cli(['reports', 'verify', intact, '--jwks', jwksFile])).toBe(0)
+      expect(
+        await cli(['reports', 'verify', intact, '--jwks', `${server.baseUrl}/.well-known/jwks.json`]),
+      ).toBe(0)
+      for (const change of [
+        (report: EntityReport) => {
+          report.entity.entity_name = 'Test BV Donald Duck'
+        },
+        (report: EntityReport) => {
+          report.sanctions.result = 'possible_match'
+        },
+        (report: EntityReport) => {
+          report.created_at = '2020-01-01T00:00:00.000Z'
+        },
+      ]) {
+        const copy = structuredClone(stored)
+        change(copy)
+        const file = path.join(dir, 'altered.json')
+        await writeFile(file, JSON.stringify(copy))
+        expect(await cli(['reports', 'verify', file, '--jwks', jwksFile])).toBe(1)
+      }
+      expect(await cli(['reports', 'verify'])).toBe(2)
+    } finally {
+      out.mockRestore()
+      err.mockRestore()
+    }
+  })
+
+  it("correlations link this key's earlier reports by shared identifiers, never another key's", async () => {
+    const other = { entity_name: 'Other Trading BV', country: 'NL', vat_number: DONALD.vat_number }
+    const second = (await (await post(other, keyA)).json()) as EntityReport
+    expect(second.correlations.links).toEqual([
+      expect.objectContaining({ report_id: first.report_id, kind: 'vat_number', value: 'NL857587973B01' }),
+    ])
+    expect(second.correlations.scope_note).toContain('own earlier reports')
+    const response = await post(other, keyB)
+    expect(response.status).toBe(200)
+    const foreign = (await response.json()) as EntityReport
+    expect(foreign.correlations.links).toEqual([])
+  })
+
+  it("another key's report and an unknown id are 404; sandbox keys are 403; bad input names the field", async () => {
+    for (const [id, key] of [
+      [first.report_id, keyB],
+      ['00000000-0000-4000-8000-000000000000', keyA],
+    ] as const) {
+      const response = await getReport(id, key)
+      expect(response.status).toBe(404)
+      expect(response.headers.get('content-type')).toContain('application/problem+json')
+      await response.arrayBuffer()
+    }
+    const sandbox = await post(DONALD, sandboxKey)
+    expect(sandbox.status).toBe(403)
+    await sandbox.arrayBuffer()
+    const missing = await post({ country: 'NL' }, keyA)
+    expect(missing.status).toBe(422)
+    expect(JSON.stringify(await missing.json())).toContain('entity_name')
+  })
+
+  it("takes check_id of this key's stored entity check; another key's check_id is 404", async () => {
+    const check = await fetch(`${server.baseUrl}/v1/entity/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': keyA },
+      body: JSON.stringify({ entity_name: 'Test BV Donald', country: 'NL', kvk_number: '68750110' }),
+    })
+    const { check_id } = (await check.json()) as { check_id: string }
+    const report = await post({ check_id }, keyA)
+    expect(report.status).toBe(200)
+    expect(await report.json()).toMatchObject({ check_id, entity: { kvk_number: '68750110' } })
+    const foreign = await post({ check_id }, keyB)
+    expect(foreign.status).toBe(404)
+    await foreign.arrayBuffer()
+  })
+
+  it('MCP: entity_report and report_get tools answer the same signed report', async () => {
+    const client = new Client({ name: 'report-agent', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+        requestInit: { headers: { 'x-api-key': keyA } },
+      }),
+    )
+    try {
+      const built = await client.callTool({ name: 'entity_report', arguments: DONALD })
+      expect(built.isError).toBeFalsy()
+      const report = built.structuredContent as EntityReport
+      expect(await verifyReport(report, await jwks())).toMatchObject({ ok: true })
+      const fetched = await client.callTool({
+        name: 'report_get',
+        arguments: { report_id: report.report_id },
+      })
+      expect(fetched.structuredContent).toEqual(report)
+      const unknown = await client.callTool({ name: 'report_get', arguments: { report_id: 'nope' } })
+      expect(unknown.isError).toBe(true)
+      expect(problemOf(unknown)).toMatchObject({ status: 404 })
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('badge: public SVG with trust level and date of the latest report, "unknown" otherwise, no personal data', async () => {
+    const parser = new XMLParser({ ignoreAttributes: false })
+    for (const [id, expected] of [
+      [
+        first.entity.entity_hash,
+        `${first.risk.trust_level.replace('_', ' ')} · ${first.created_at.slice(0, 10)}`,
+      ],
+      ['0'.repeat(64), 'unknown'],
+      ['not-an-entity-id', 'unknown'],
+    ] as const) {
+      const response = await fetch(`${server.baseUrl}/v1/badge/${id}`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toContain('image/svg+xml')
+      expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/)
+      const text = await response.text()
+      expect(XMLValidator.validate(text)).toBe(true)
+      const svg = parser.parse(text).svg
+      expect(svg['@_xmlns']).toBe('http://www.w3.org/2000/svg')
+      expect(svg.title).toBe(`trust: ${expected}`)
+      expect(text).not.toContain('Donald')
+      expect(text).not.toContain('68750110')
+    }
+    // Even with a bad key the badge is public.
+    const withBadKey = await fetch(`${server.baseUrl}/v1/badge/${first.entity.entity_hash}`, {
+      headers: { 'x-api-key': 'vk_live_nonsense' },
+    })
+    expect(withBadKey.status).toBe(200)
+    await withBadKey.arrayBuffer()
+  })
+
+  it('Accept: text/html gives a printable page (escaped values, sources, evidence) with no console errors', async () => {
+    const response = await getReport(first.report_id, keyA, { accept: 'text/html' })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('text/html')
+    const html = await response.text()
+    expect(html).toContain(first.evidence.report_hash)
+    expect(html).toContain(first.evidence.signature)
+    expect(html).not.toMatch(/<script/i)
+    // The browser gets the page with ?format=html (it cannot send the key header on navigation):
+    // a route in front of the service adds the key, as a proxy of the customer would.
+    await mkdir(ARTIFACTS, { recursive: true })
+    const result = await withBrowserPage('about:blank', async (page, errors) => {
+      await page.setExtraHTTPHeaders({ 'x-api-key': keyA })
+      await page.goto(`${server.baseUrl}/v1/reports/${first.report_id}?format=html`, {
+        waitUntil: 'networkidle0',
+      })
+      await page.screenshot({ path: path.join(ARTIFACTS, 'entity-report.png'), fullPage: true })
+      const headings = await page.$$eval('h2', (nodes) => nodes.map((node) => node.textContent ?? ''))
+      const cells = await page.$$eval('td', (nodes) => nodes.map((node) => node.textContent ?? ''))
+      return { errors, headings, cells, title: await page.title() }
+    })
+    expect(result.errors.console).toEqual([])
+    expect(result.errors.page).toEqual([])
+    expect(result.errors.requests).toEqual([])
+    expect(result.title).toContain(first.report_id)
+    expect(result.headings).toEqual(expect.arrayContaining(['Sources', 'Findings', 'Evidence', 'Sanctions']))
+    expect(result.cells).toEqual(expect.arrayContaining(['kvk', first.evidence.report_hash]))
+  }, 60_000)
+})

@@ -1,0 +1,81 @@
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import { wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch'
+import { createWalletClient, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
+import { PRICES } from '../../core/payments/pricing.ts'
+import type { Service } from '../../server/compose.ts'
+import { officialV2Client } from '../support/chain/official-payer.ts'
+import {
+  type LocalPaymentSetup,
+  localX402Env,
+  startLocalPaymentSetup,
+} from '../support/chain/payment-fixtures.ts'
+import { sanctionsDataPath, UN_FILES } from '../support/sanctions/shared-data.ts'
+import { createTestService, listen } from '../support/service.ts'
+
+const PRICE = PRICES.sanctions_screen.x402.fresh
+
+/** Issue: both official clients pay for a real operation and the operator gains exactly the price. */
+describe('official x402 clients paying POST /v1/sanctions/screen', () => {
+  let setup: LocalPaymentSetup
+  let service: Service
+  let server: { baseUrl: string; close(): Promise<void> }
+  let url: string
+  const body = JSON.stringify({ name: 'ORIENTAL OIL KISH' })
+
+  beforeAll(async () => {
+    setup = await startLocalPaymentSetup()
+    service = await createTestService('pglite', {
+      SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
+      ...localX402Env(setup),
+    })
+    await service.runtime.deps.sanctionsLists?.idle()
+    server = await listen(service)
+    url = `${server.baseUrl}/v1/sanctions/screen`
+  }, 120_000)
+
+  afterAll(async () => {
+    await server?.close()
+    await service?.close()
+    await setup?.stop()
+  })
+
+  it('@x402/fetch (v2) pays 0.005 USDC and gets the screen result', async () => {
+    const before = await setup.usdc.balanceOf(setup.payTo)
+    const response = await wrapFetchV2(fetch, officialV2Client(setup, setup.payerKeys[0]!))(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ possible_match: true, lists_checked: expect.any(Array) })
+    expect(decodePaymentResponseHeader(response.headers.get('payment-response')!)).toMatchObject({
+      success: true,
+    })
+    expect((await setup.usdc.balanceOf(setup.payTo)) - before).toBe(PRICE)
+  })
+
+  it('x402-fetch (v1) pays 0.005 USDC and gets the screen result', async () => {
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(setup.payerKeys[1]!),
+      chain: setup.chain.chain,
+      transport: http(setup.chain.rpcUrl),
+    })
+    const before = await setup.usdc.balanceOf(setup.payTo)
+    const response = await wrapFetchV1(
+      fetch,
+      wallet as never,
+      1_000_000n,
+    )(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ possible_match: true })
+    expect((await setup.usdc.balanceOf(setup.payTo)) - before).toBe(PRICE)
+  })
+})

@@ -1,0 +1,238 @@
+import type { ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { sql } from 'drizzle-orm'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { createApiKeyService } from '../../core/keys/api-keys.ts'
+import { PRICES } from '../../core/payments/pricing.ts'
+import { createDatabase, type Database, rowsOf } from '../../core/store/database.ts'
+import { createService } from '../../server/compose.ts'
+import { paidRegistry } from '../support/paid-operations.ts'
+import { startPaidServerChild, waitFor } from '../support/paid-server.ts'
+import { createScratchDatabase, startTempPostgres, type TempPostgres } from '../support/postgres.ts'
+import { testConfig } from '../support/test-config.ts'
+
+/**
+ * Issue 16 items 2, 3 and 8: a key is charged exactly for the answers it received, whatever
+ * happens to the process or the database in between. The server runs as a child process (the
+ * real composition root with the priced test operation) so it can be killed with SIGKILL.
+ */
+const PRICE = PRICES.risk_score.account.fresh
+const children: ChildProcess[] = []
+const cleanups: (() => Promise<void> | void)[] = []
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL')
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const started = await startPaidServerChild({ SETTLEMENT_RETRY_INTERVAL_MS: '200', ...env })
+  children.push(started.child)
+  return started
+}
+
+function call(url: string, apiKey: string, body: object): Promise<Response | Error> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'X-API-Key': apiKey },
+    body: JSON.stringify(body),
+  }).catch((error: unknown) => error as Error)
+}
+
+/** A 200 whose body arrived whole: an answer the client received. */
+async function answered(response: Response | Error): Promise<boolean> {
+  if (response instanceof Error || response.status !== 200) return false
+  try {
+    return typeof ((await response.json()) as { echo?: unknown }).echo === 'string'
+  } catch {
+    return false
+  }
+}
+
+async function keyState(database: Database, keyId: string) {
+  const [key] = rowsOf<{ balance: unknown; spent: unknown }>(
+    await database.db.execute(
+      sql`select balance_micros as balance, spent_micros as spent from api_keys where id = ${keyId}`,
+    ),
+  )
+  const [open] = rowsOf<{ n: unknown }>(
+    await database.db.execute(
+      sql`select count(*)::int as n from key_reservations where key_id = ${keyId} and captured_at is null`,
+    ),
+  )
+  return { balance: BigInt(String(key?.balance)), spent: BigInt(String(key?.spent)), open: Number(open?.n) }
+}
+
+/**
+ * 1,000 concurrent calls of one key: half answer at once, half are still running when the
+ * process is killed. A new process on the same database (its start-up sweep) gives back the
+ * debits of the calls that never answered.
+ */
+async function killUnderLoad(env: Record<string, string>, open: () => Promise<Database>) {
+  const initial = PRICE * 2_000n
+  const setup = await open()
+  const { apiKey, record } = await createApiKeyService({
+    db: setup.db,
+    clock: { now: () => new Date() },
+  }).create({
+    email: 'crash@example.com',
+    tier: 'pro',
+    balance: initial,
+  })
+  await setup.close()
+
+  const { child, url } = await startChild(env)
+  const calls = Array.from({ length: 1_000 }, (_, i) =>
+    call(url, apiKey, i % 2 === 0 ? { text: 'fast' } : { text: 'slow', wait_ms: 120_000 }),
+  )
+  const fast = calls.filter((_, i) => i % 2 === 0)
+  const received = (await Promise.all(fast.map(async (pending) => answered(await pending)))).filter(
+    Boolean,
+  ).length
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+  const slow = await Promise.all(calls.filter((_, i) => i % 2 === 1))
+  expect(slow.every((response) => response instanceof Error)).toBe(true)
+  expect(received).toBe(500)
+
+  // A new process on the same database: its start-up sweep releases the dead process's reservations.
+  const restarted = await createService(testConfig(env), { operations: paidRegistry, log: () => {} })
+  await restarted.close()
+  const database = await open()
+  try {
+    expect(await keyState(database, record.id)).toEqual({
+      balance: initial - PRICE * 500n,
+      spent: PRICE * 500n,
+      open: 0,
+    })
+  } finally {
+    await database.close()
+  }
+}
+
+describe('key charges under faults', { timeout: 180_000 }, () => {
+  it('kill -9 under 1,000 concurrent calls on PostgreSQL: debits = answers received x price', async () => {
+    const url = await createScratchDatabase(
+      inject('postgresUrl'),
+      `keycrash_${randomBytes(4).toString('hex')}`,
+    )
+    await killUnderLoad({ DATABASE_URL: url }, () => createDatabase({ url, maxConnections: 2 }))
+  })
+
+  it("two processes on one PostgreSQL: the survivor releases the dead one's debits and keeps its own calls", async () => {
+    const url = await createScratchDatabase(inject('postgresUrl'), `keytwo_${randomBytes(4).toString('hex')}`)
+    const env = { DATABASE_URL: url }
+    const initial = PRICE * 2_000n
+    const setup = await createDatabase({ url, maxConnections: 2 })
+    const { apiKey, record } = await createApiKeyService({
+      db: setup.db,
+      clock: { now: () => new Date() },
+    }).create({
+      email: 'two@example.com',
+      tier: 'pro',
+      balance: initial,
+    })
+    const [victim, survivor] = await Promise.all([startChild(env), startChild(env)])
+    // The victim: 200 calls that answer, 200 still running when it dies.
+    const victimCalls = Array.from({ length: 400 }, (_, i) =>
+      call(victim.url, apiKey, i % 2 === 0 ? { text: 'fast' } : { text: 'slow', wait_ms: 120_000 }),
+    )
+    // The survivor: 200 calls still running while it sweeps the victim's reservations.
+    const survivorCalls = Array.from({ length: 200 }, () =>
+      call(survivor.url, apiKey, { text: 'survives', wait_ms: 3_000 }),
+    )
+    const victimAnswered = (
+      await Promise.all(
+        victimCalls.filter((_, i) => i % 2 === 0).map(async (pending) => answered(await pending)),
+      )
+    ).filter(Boolean).length
+    victim.child.kill('SIGKILL')
+    await once(victim.child, 'exit')
+    const survivorAnswered = (
+      await Promise.all(survivorCalls.map(async (pending) => answered(await pending)))
+    ).filter(Boolean).length
+    expect(victimAnswered).toBe(200)
+    expect(survivorAnswered).toBe(200)
+    try {
+      // The survivor's worker (every 200 ms) releases what the victim held; nobody restarts.
+      const after = await waitFor(async () => {
+        const state = await keyState(setup, record.id)
+        return state.open === 0 ? state : undefined
+      }, "the survivor's sweep")
+      expect(after).toEqual({ balance: initial - PRICE * 400n, spent: PRICE * 400n, open: 0 })
+    } finally {
+      await setup.close()
+      survivor.child.kill('SIGKILL')
+    }
+  })
+
+  it('kill -9 under 1,000 concurrent calls on PGlite: debits = answers received x price', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-keycrash-'))
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+    await killUnderLoad({ DATA_DIR: dataDir }, () => createDatabase({ dataDir }))
+  })
+
+  it('PostgreSQL stopped for 5 s under load: 503 with Retry-After, never 500, debits = answers x price', async () => {
+    const server: TempPostgres = await startTempPostgres()
+    cleanups.push(() => server.stop())
+    const observer = await createDatabase({ url: server.url, maxConnections: 2 })
+    const initial = PRICE * 100_000n
+    const { apiKey, record } = await createApiKeyService({
+      db: observer.db,
+      clock: { now: () => new Date() },
+    }).create({ email: 'outage@example.com', tier: 'pro', balance: initial })
+    await observer.close()
+
+    const { child, url } = await startChild({ DATABASE_URL: server.url })
+    const statuses = new Map<number | string, number>()
+    let received = 0
+    let missingRetryAfter = 0
+    let stopping = false
+    const worker = async () => {
+      while (!stopping) {
+        const response = await call(url, apiKey, { text: 'load', wait_ms: 20 })
+        const status = response instanceof Error ? 'network' : response.status
+        statuses.set(status, (statuses.get(status) ?? 0) + 1)
+        if (status === 503 && !(response as Response).headers.get('retry-after')) missingRetryAfter++
+        if (await answered(response)) received++
+        else if (!(response instanceof Error)) await response.body?.cancel()
+      }
+    }
+    const workers = Array.from({ length: 16 }, worker)
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    server.pause()
+    await new Promise((resolve) => setTimeout(resolve, 5_000))
+    server.resume()
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    stopping = true
+    await Promise.all(workers)
+
+    expect(statuses.get(500) ?? 0).toBe(0)
+    expect(statuses.get('network') ?? 0).toBe(0)
+    expect(statuses.get(503) ?? 0).toBeGreaterThan(0)
+    expect(missingRetryAfter).toBe(0)
+    expect(received).toBeGreaterThan(0)
+    expect(received).toBe(statuses.get(200))
+
+    const check = await createDatabase({ url: server.url, maxConnections: 2 })
+    try {
+      // Refunds that could not be written during the outage are written by the worker's sweep.
+      const after = await waitFor(async () => {
+        const state = await keyState(check, record.id)
+        return state.spent === PRICE * BigInt(received) ? state : undefined
+      }, 'the sweep to give back the debits of unanswered calls')
+      expect(after).toEqual({
+        balance: initial - PRICE * BigInt(received),
+        spent: PRICE * BigInt(received),
+        open: 0,
+      })
+    } finally {
+      await check.close()
+      child.kill('SIGKILL')
+    }
+  })
+})

@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const SKIP = new Set(['node_modules', '.git', 'data', 'test-artifacts', 'coverage'])
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (SKIP.has(name) || name.startsWith('.')) continue
+    const full = path.join(dir, name)
+    if (statSync(full).isDirectory()) sourceFiles(full, out)
+    else if (name.endsWith('.ts')) out.push(path.relative(ROOT, full))
+  }
+  return out
+}
+
+/** Where a config may be read from the environment: the entry points a person starts. */
+const ENTRY_POINTS = new Set([
+  'server/config.ts',
+  'server/main.ts',
+  'server/cli.ts',
+  'server/mcp-stdio.ts',
+  'server/lists-import.ts',
+])
+
+describe('tests, benchmarks and examples never read the official sanctions lists', () => {
+  const files = sourceFiles(ROOT)
+
+  it('build every config through testConfig (SANCTIONS_DEFAULT_SOURCE=off), never ConfigSchema.parse or loadConfig', () => {
+    const offenders = files.filter((file) => {
+      if (ENTRY_POINTS.has(file) || file === 'test/support/test-config.ts') return false
+      const text = readFileSync(path.join(ROOT, file), 'utf8')
+      return /ConfigSchema\.parse\(|loadConfig\(/.test(text)
+    })
+    expect(offenders).toEqual([])
+  })
+
+  it('spawn the service entry points with OFFLINE_LISTS in their environment', () => {
+    const spawners = files.filter((file) => {
+      if (ENTRY_POINTS.has(file)) return false
+      const text = readFileSync(path.join(ROOT, file), 'utf8')
+      return /['"`]server\/(main|mcp-stdio)\.ts['"`]/.test(text)
+    })
+    expect(spawners.length).toBeGreaterThan(0)
+    for (const file of spawners) {
+      expect(readFileSync(path.join(ROOT, file), 'utf8'), file).toContain('OFFLINE_LISTS')
+    }
+  })
+})
