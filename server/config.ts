@@ -41,8 +41,8 @@ const tierLimits = optionalString.pipe(
 )
 
 /**
- * Every environment variable the service reads, parsed once (CONVENTIONS 2). The README's
- * configuration table lists the same names and defaults.
+ * Every environment variable the service reads, parsed once (CONVENTIONS 2). docs/configuration.md
+ * lists the same names and defaults.
  */
 const EVM_ADDRESS = z
   .string()

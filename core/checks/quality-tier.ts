@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Caller, Clock, Quality } from '../context.ts'
 import { type CheckStore, ownerOf } from './check-store.ts'
 
-/** How old a stored result may be for the cached tier to answer from it (README "Quality tiers"). */
+/** How old a stored result may be for the cached tier to answer from it (docs/company-checks.md, "Quality tiers"). */
 export const CACHED_MAX_AGE_MS = 24 * 60 * 60 * 1000
 
 /** Fields every stored company-check answer carries. */

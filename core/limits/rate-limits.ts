@@ -20,7 +20,7 @@ export interface RateLimitPolicy {
 }
 
 /**
- * The documented defaults (README: Rate limits). The spec leaves the numbers open ("not shown");
+ * The documented defaults (docs/http-api.md, Rate limits). The spec leaves the numbers open ("not shown");
  * these keep a free key to light use and let paying tiers scale by an order of magnitude each.
  */
 export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {

@@ -52,7 +52,7 @@ export interface BuiltAlert {
 }
 
 /**
- * Severity rule (documented in the README):
+ * Severity rule (documented in docs/sanctions.md, "Sanctions monitoring"):
  * - list alerts: a new listing is medium, a change low, a delisting informational;
  * - key alerts: a new listing is critical when it matched by wallet address, registration number
  *   or a primary-name exact match (score >= 0.95), else high; a change is high when it adds names,

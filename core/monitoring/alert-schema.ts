@@ -20,7 +20,7 @@ export const JURISDICTION_OF_LIST: Readonly<Record<ListKey, Jurisdiction>> = {
 export const SEVERITIES = ['informational', 'low', 'medium', 'high', 'critical'] as const
 export const SeveritySchema = z
   .enum(SEVERITIES)
-  .describe('informational, low, medium, high or critical (rule in the README, "Sanctions monitoring")')
+  .describe('informational, low, medium, high or critical (rule in docs/sanctions.md)')
 export type Severity = z.infer<typeof SeveritySchema>
 
 export const EVENT_TYPES = ['entry_added', 'entry_removed', 'entry_changed'] as const

@@ -5,7 +5,7 @@ import { ServiceError } from '../errors.ts'
 import type { Db } from '../store/database.ts'
 import { watchlistEntries } from '../store/schema.ts'
 
-/** The per-key watchlist cap (README, "Sanctions monitoring"). */
+/** The per-key watchlist cap (docs/sanctions.md, "Sanctions monitoring"). */
 export const DEFAULT_WATCHLIST_CAP = 10_000
 
 export type WatchlistKind = 'name' | 'wallet' | 'registration'

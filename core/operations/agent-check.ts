@@ -189,7 +189,7 @@ const DomainPart = z
       .min(0)
       .max(100)
       .nullable()
-      .describe('0-100 from the probes (README); null when a probe did not answer'),
+      .describe('0-100 from the probes (docs/agent-checks.md); null when a probe did not answer'),
   })
   .strict()
 

@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 /**
  * Webhook secrets at rest: AES-256-GCM (random 12-byte IV, 16-byte tag), stored as
  * iv || tag || ciphertext with the id of the key that sealed it. Several keys may be configured
- * (rotation): the first seals, any of them opens (README, "Sanctions monitoring").
+ * (rotation): the first seals, any of them opens (docs/sanctions.md, "Sanctions monitoring").
  */
 export interface SecretBox {
   /** Id of the key new secrets are sealed with. */
