@@ -1,6 +1,6 @@
 /**
  * Verification time of one Solana payment (exact SVM, verified by the service) against one EVM
- * payment (EIP-3009), measured the same way in one process (issue 15 figure).
+ * payment (EIP-3009), measured the same way in one process.
  *   npm run bench:verify-svm -- [payments=1000]
  * Solana is measured twice: with the blockhash check answered in-process (litesvm port: the
  * service's own work) and through the JSON-RPC adapter to a local RPC on 127.0.0.1 (adds one HTTP

@@ -172,7 +172,7 @@ interface OwnSolana {
 }
 
 /**
- * Issue 15: with SOLANA_FEE_PAYER_KEY and SOLANA_RPC_URL the service verifies Solana payments
+ * With SOLANA_FEE_PAYER_KEY and SOLANA_RPC_URL the service verifies Solana payments
  * itself and co-signs them as fee payer. The key without the RPC stops start-up (it could never
  * settle); the key without an enabled Solana network is only warned about.
  */

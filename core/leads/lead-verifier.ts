@@ -35,7 +35,7 @@ import {
 import { type Lead, type VerifiedLead, validateEmail } from './lead-schemas.ts'
 import { DISPOSABLE_MAIL_LIST, mailDomainKind } from './mail-domains.ts'
 
-/** Calls of one batch to one source running at once, at most (issue 12: bounded concurrency). */
+/** Calls of one batch to one source running at once, at most, so a batch never floods an upstream. */
 export const LEAD_SOURCE_CONCURRENCY = 8
 
 export interface LeadVerifierDeps {
@@ -46,7 +46,7 @@ export interface LeadVerifierDeps {
   concurrency?: number
 }
 
-/** Upstream calls a batch made and saved (issue 12: "the same VAT number or domain is asked once"). */
+/** Upstream calls a batch made and saved: the same VAT number or domain is asked once per batch. */
 export interface LeadBatchStats {
   calls: Record<string, number>
   deduplicated: number
@@ -66,7 +66,7 @@ const unavailable = (source: string, reason: string, at: string): SourceResult<n
 })
 
 /**
- * One batch of lead checks (issue 12). Every source answer is kept for the batch: the same KVK
+ * One batch of lead checks. Every source answer is kept for the batch: the same KVK
  * or KBO number, VAT number, mail domain or name is asked once, however many leads carry it, and
  * the calls of the whole batch to each source run at most `concurrency` at a time.
  */

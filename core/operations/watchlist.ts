@@ -16,7 +16,7 @@ import { defineOperation } from './define.ts'
 import { keyCallerOf, type OperationContext } from './operation-context.ts'
 
 /**
- * The per-key watchlist (spec: /v1/watchlist routes; issue 10 item 2): names, wallets and
+ * The per-key watchlist (spec: /v1/watchlist routes): names, wallets and
  * registration numbers a key wants alerts for, beside the ones it checked. Key-bound tenant:
  * without a customer key, 403 "Tenant context required".
  */

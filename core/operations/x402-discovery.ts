@@ -30,7 +30,7 @@ export function x402DiscoveryOf(operations: readonly AnyOperation[], config: Pay
 export type IssuedRequirementCheck = (resourceUrl: string, amount: bigint) => boolean
 
 /**
- * The requirements `/x402/settle` and `/x402/verify` accept (issue 16 item 5): a resource on this
+ * The requirements `/x402/settle` and `/x402/verify` accept: a resource on this
  * service's public origin whose path is a priced route, at an x402 price that route charges at
  * some quality (a whole number of units for per-unit operations), or a key top-up at its price.
  * Anything else (a client-chosen 1-micro amount, another origin) is refused before any

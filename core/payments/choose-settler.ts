@@ -10,7 +10,7 @@ import type { SvmSettler } from './svm/settle.ts'
 /**
  * Which settler x402 payments use: the facilitator with on-chain settlement as its
  * circuit-breaker fallback when both are configured, else whichever one is; Solana payments that
- * name the service's own fee payer go to `solana` (issue 15), the others as before. Throws when
+ * name the service's own fee payer go to `solana`, the others as before. Throws when
  * x402 is on but nothing can settle (the EVM networks, when `evmEnabled`), so a misconfigured
  * server stops at start-up instead of serving calls it can never be paid for.
  */

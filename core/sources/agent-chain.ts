@@ -15,7 +15,7 @@ import { resolveCommon, type SourceClientOptions } from './source-options.ts'
 import { type SourceResult, type UnavailableReason, UpstreamFailure } from './source-result.ts'
 
 /**
- * Chain reads for agent wallet checks (issue 11): Base (or Base Sepolia) over JSON-RPC with viem.
+ * Chain reads for agent wallet checks: Base (or Base Sepolia) over JSON-RPC with viem.
  *
  * Round trips. The reads of one check are issued in parallel and viem's HTTP transport sends the
  * requests of one tick as one JSON-RPC batch (one HTTP request), so one check costs three

@@ -8,7 +8,7 @@ import type { Service } from '../../server/compose.ts'
 import { createTestService, TEST_ADMIN_KEY } from '../support/service.ts'
 
 /**
- * Issue 16 item 4: a lone UTF-16 surrogate, NUL or another control character in any text field
+ * A lone UTF-16 surrogate, NUL or another control character in any text field
  * is a 422 naming the field, never a 500, and leaves no row behind. Property test over every
  * operation's fields (and the key routes). FUZZ_REQUESTS sets the total (the note's figure used
  * 20,000: `FUZZ_REQUESTS=20000 npx vitest run test/e2e/hostile-text`).

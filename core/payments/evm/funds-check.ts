@@ -7,7 +7,7 @@ import { EIP3009_TOKEN_ABI } from './eip3009.ts'
 export type FundsRefusal = { code: PaymentErrorCode; message: string }
 
 /**
- * Asked before an x402 call runs (issue 16 item 6): a signature can be valid while the payer
+ * Asked before an x402 call runs: a signature can be valid while the payer
  * holds too little USDC or has already used the authorization, and the call would otherwise be
  * answered before settlement finds out (or, with the facilitator down, long after).
  */

@@ -24,7 +24,7 @@ import { createSettlementLedger } from './settlement-ledger.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
 
-/** Issue 15 item 3: Solana settlements follow the same ledger rules (PENDING/SETTLED/FAILED, retry, sweep). */
+/** Solana settlements follow the same ledger rules (PENDING/SETTLED/FAILED, retry, sweep). */
 describe.each(DATABASE_KINDS)('Solana settlements in the ledger on %s', (kind) => {
   let database: Database
   let chain: SolanaTestChain

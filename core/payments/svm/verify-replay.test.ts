@@ -16,7 +16,7 @@ import { paymentRequirementsFor } from '../requirements.ts'
 import { createPaymentVerifier } from '../verify-payment.ts'
 import { toStandardRequirement } from '../verify-result.ts'
 
-/** Issue 15 item 2: a Solana payment is claimed once by its payer signature, across processes. */
+/** A Solana payment is claimed once by its payer signature, across processes. */
 describe.each(DATABASE_KINDS)('Solana replay claim in the database on %s', (kind) => {
   let chain: SolanaTestChain
   // Two "processes": on PostgreSQL two connection pools to one database; PGlite is one process.
