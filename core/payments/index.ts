@@ -21,7 +21,6 @@ export {
   PAYMENT_ERROR_CODES,
   PAYMENT_ERROR_MESSAGES,
   type PaymentErrorCode,
-  PaymentErrorCodeSchema,
 } from './error-codes.ts'
 export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './evm/eip3009.ts'
 export {
@@ -77,8 +76,6 @@ export {
   accountPriceFor,
   buildX402Discovery,
   type DiscoveryRoute,
-  effectiveQuality,
-  isPricedOperationId,
   KEY_UPGRADE_OPERATION_ID,
   KEY_UPGRADE_PRICES,
   type OperationPrice,

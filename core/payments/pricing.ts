@@ -83,10 +83,6 @@ export const KEY_UPGRADE_PRICES: Readonly<Record<UpgradeTier, Micros>> = {
 /** The MCP tool name of the key upgrade (its price depends on the tier, not the quality). */
 export const KEY_UPGRADE_OPERATION_ID = 'key_upgrade'
 
-export function isPricedOperationId(id: string): id is PricedOperationId {
-  return Object.hasOwn(PRICES, id)
-}
-
 /** The per-call x402 price of an operation at a quality (missing tiers charge fresh; spec: Endpoints). */
 export function x402PriceFor(operationId: PricedOperationId, quality: Quality): Micros {
   return priceFor(PRICES[operationId].x402, quality)
@@ -95,11 +91,6 @@ export function x402PriceFor(operationId: PricedOperationId, quality: Quality): 
 /** The account (prepaid balance) price of an operation at a quality. */
 export function accountPriceFor(operationId: PricedOperationId, quality: Quality): Micros {
   return priceFor(PRICES[operationId].account, quality)
-}
-
-/** The quality tier actually charged: an operation without the requested tier charges fresh. */
-export function effectiveQuality(prices: TierPrices, quality: Quality): Quality {
-  return prices[quality] === undefined ? 'fresh' : quality
 }
 
 export interface DiscoveryRoute {
