@@ -54,6 +54,17 @@ export function publicResourceUrl(publicBaseUrl: string | undefined, resourceUrl
   return `${publicBaseUrl}${pathname}${search}`
 }
 
+/**
+ * Finds the requirement a payment pays against by its network (CAIP-2 or v1 name). Undefined
+ * when the network is not offered for this request.
+ */
+export function matchRequirement(
+  requirements: readonly PaymentRequirement[],
+  network: string,
+): PaymentRequirement | undefined {
+  return requirements.find((r) => r.network.network === network || r.network.v1Network === network)
+}
+
 export interface OperationRequirementsInput {
   operationId: PricedOperationId
   quality: Quality

@@ -1,4 +1,4 @@
-import type { FundsCheck } from '../evm/funds-check.ts'
+import type { FundsCheck } from '../payment-schemes.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
 import type { SolanaRpc } from './rpc.ts'
 
