@@ -1,6 +1,7 @@
 import { formatUsd } from '../core/money.ts'
-import { type AnyOperation, pathParameters } from '../core/operations/define.ts'
+import type { AnyOperation } from '../core/operations/define.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
+import { pathParameters } from '../core/operations/route-path.ts'
 import type { TierPrices } from '../core/payments/pricing.ts'
 import {
   components,

@@ -14,7 +14,12 @@ import { QUALITIES, type Quality } from '../core/context.ts'
 import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
 import type { RateLimitState } from '../core/limits/index.ts'
 import { formatUsdShort } from '../core/money.ts'
-import { type AnyOperation, invokeOperation, type OperationRuntime } from '../core/operations/index.ts'
+import {
+  type AnyOperation,
+  fillPath,
+  invokeOperation,
+  type OperationRuntime,
+} from '../core/operations/index.ts'
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { Receipt } from '../core/payments/charge.ts'
 import type { TierPrices } from '../core/payments/pricing.ts'
@@ -109,10 +114,7 @@ function receiptMeta(receipt: Receipt): Record<string, unknown> | undefined {
 
 /** The REST resource a tool call stands for, path parameters filled in from its arguments. */
 function resourceUrl(base: string, operation: AnyOperation, args: Record<string, unknown>): string {
-  const path = operation.http.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, name: string) =>
-    encodeURIComponent(String(args[name] ?? '')),
-  )
-  return `${base}${path}`
+  return `${base}${fillPath(operation.http.path, (name) => String(args[name] ?? ''))}`
 }
 
 /** The quality tiers an operation prices (one tier: there is nothing to choose). */

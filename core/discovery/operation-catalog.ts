@@ -1,7 +1,8 @@
 import { QUALITIES, type Quality } from '../context.ts'
 import { formatUsd } from '../money.ts'
-import { type AnyOperation, pathParameters } from '../operations/define.ts'
+import type { AnyOperation } from '../operations/define.ts'
 import { toJsonSchema } from '../operations/json-schema.ts'
+import { fillPath, pathParameters } from '../operations/route-path.ts'
 import type { TierPrices } from '../payments/pricing.ts'
 
 /** USD prices of one payment method per quality tier, as decimal strings ("0.110000"). */
@@ -139,11 +140,8 @@ export function priceText(prices: UsdTierPrices): string {
  */
 export function exampleCurl(entry: CatalogEntry, baseUrl: string): string {
   const input = { ...entry.example_input }
-  let path = entry.path
-  for (const name of pathParameters(entry.path)) {
-    path = path.replace(`{${name}}`, encodeURIComponent(String(input[name])))
-    delete input[name]
-  }
+  const path = fillPath(entry.path, (name) => String(input[name]))
+  for (const name of pathParameters(entry.path)) delete input[name]
   // Double quotes, so the shell expands the key variable.
   const headers = ['-H "X-API-Key: $SVC_API_KEY"']
   if (entry.method === 'POST') {

@@ -5,7 +5,6 @@ export {
   type OperationAccess,
   type OperationDefinition,
   type OperationHttp,
-  pathParameters,
 } from './define.ts'
 export {
   type InvocationRequest,
@@ -22,4 +21,5 @@ export {
   type ServiceDeps,
 } from './operation-context.ts'
 export { operations, sandboxMockIds } from './registry.ts'
+export { colonPath, fillPath, pathParameters, pathPattern } from './route-path.ts'
 export { x402DiscoveryOf } from './x402-discovery.ts'

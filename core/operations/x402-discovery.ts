@@ -7,6 +7,7 @@ import {
   type OperationPrice,
 } from '../payments/pricing.ts'
 import type { AnyOperation } from './define.ts'
+import { pathPattern } from './route-path.ts'
 
 /** The path of the key top-up route (a payment route, not a registry operation). */
 export const KEY_UPGRADE_ROUTE: DiscoveryRoute = { method: 'POST', path: '/v1/keys/upgrade/{tier}' }
@@ -77,13 +78,4 @@ export function issuedRequirementCheck(
         : amount === price,
     )
   }
-}
-
-/** `/v1/reports/{report_id}` as an anchored pattern matching one path segment per parameter. */
-function pathPattern(path: string): RegExp {
-  const escaped = path
-    .split(/\{[a-z_][a-z0-9_]*\}/)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]+')
-  return new RegExp(`^${escaped}$`)
 }
