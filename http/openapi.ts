@@ -1,8 +1,11 @@
+import {
+  describeOperation,
+  type OperationDescription,
+  type OperationPrices,
+} from '../core/discovery/describe-operation.ts'
 import { formatUsd } from '../core/money.ts'
 import type { AnyOperation } from '../core/operations/define.ts'
-import { toJsonSchema } from '../core/operations/json-schema.ts'
-import { pathParameters } from '../core/operations/route-path.ts'
-import type { TierPrices } from '../core/payments/pricing.ts'
+import { tierView } from '../core/payments/pricing.ts'
 import {
   components,
   errorResponses,
@@ -15,37 +18,14 @@ import { serviceRoutePaths } from './openapi-routes.ts'
 
 const SUCCESS_DESCRIPTION = { 200: 'Success', 201: 'Created', 204: 'Deleted (no body)' } as const
 
-const QUALITY_ORDER = ['cached', 'fresh', 'enhanced'] as const
-
-/** The quality tiers an operation prices (x402 or account), in order; fixed prices have one. */
-function qualityTiers(operation: AnyOperation): string[] {
-  const { price } = operation
-  if (!price) return []
-  const priced = (tiers: TierPrices) => QUALITY_ORDER.filter((quality) => tiers[quality] !== undefined)
-  const tiers = new Set([...priced(price.x402), ...priced(price.account)])
-  return QUALITY_ORDER.filter((quality) => tiers.has(quality))
-}
-
-function priceExtension(operation: AnyOperation) {
-  const { price } = operation
-  if (!price) return null
-  const usdOf = (tiers: object) =>
-    Object.fromEntries(Object.entries(tiers).map(([tier, micros]) => [tier, formatUsd(micros as bigint)]))
+/** `x-price-usd`: the USD prices per payment method and quality tier, null for a free operation. */
+function priceExtension(prices: OperationPrices | null) {
+  if (!prices) return null
   return {
-    x402: usdOf(price.x402),
-    account: usdOf(price.account),
-    ...(operation.units ? { per: 'unit' } : {}),
+    x402: tierView(prices.x402, formatUsd),
+    account: tierView(prices.account, formatUsd),
+    ...(prices.perUnit ? { per: 'unit' } : {}),
   }
-}
-
-/** The success body: the output schema, or its `bodyField` property when REST answers with that field. */
-function successSchema(operation: AnyOperation): Record<string, unknown> {
-  const schema = toJsonSchema(operation.output, 'output')
-  const field = operation.http.bodyField
-  if (!field) return schema
-  const property = (schema.properties as Record<string, Record<string, unknown>> | undefined)?.[field]
-  if (!property) throw new Error(`operation ${operation.id}: bodyField ${field} is not an output property`)
-  return property
 }
 
 /**
@@ -62,64 +42,61 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 }
 
 /**
- * One registry operation as an OpenAPI operation: path parameters and (GET, DELETE) query
- * parameters, or the JSON body (POST), all from the operation's one input schema. A priced
- * operation accepts the key or an x402 payment and documents the 402 challenge;
+ * One registry operation as an OpenAPI operation, from its one description: path parameters and
+ * (GET, DELETE) query parameters, or the JSON body (POST), all from the operation's input schema.
+ * A priced operation accepts the key or an x402 payment and documents the 402 challenge;
  * `X-Response-Quality` is offered only when its price has more than one quality tier.
  */
-function openApiOperation(operation: AnyOperation) {
-  const input = toJsonSchema(operation.input, 'input')
+function openApiOperation(operation: OperationDescription) {
+  const { input, placement, prices } = operation
   const properties = (input.properties ?? {}) as Record<string, Record<string, unknown>>
   const required = new Set((input.required as string[] | undefined) ?? [])
-  const inPath = new Set(pathParameters(operation.http.path))
   const parameters: unknown[] = []
-  const tiers = qualityTiers(operation)
-  if (tiers.length > 1) {
+  if (prices && prices.qualities.length > 1) {
     parameters.push({
       name: 'X-Response-Quality',
       in: 'header',
       required: false,
       description: 'Quality tier (priced per tier, see x-price-usd); the tier used is in the answer',
-      schema: { type: 'string', enum: tiers, default: 'fresh' },
+      schema: { type: 'string', enum: prices.qualities, default: 'fresh' },
     })
   }
-  const idempotent = operation.price !== null && operation.http.method === 'POST'
+  const priced = prices !== null
+  const idempotent = priced && operation.method === 'POST'
   if (idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER)
-  for (const name of inPath) {
+  for (const name of placement.path) {
     parameters.push({ name, in: 'path', required: true, schema: properties[name] ?? { type: 'string' } })
   }
+  for (const name of placement.query) {
+    parameters.push({ name, in: 'query', required: required.has(name), schema: properties[name] })
+  }
   let requestBody: unknown
-  const hasBody = operation.http.method === 'POST' && !operation.http.noBody
-  if (operation.http.method !== 'POST') {
-    for (const [name, schema] of Object.entries(properties)) {
-      if (!inPath.has(name)) parameters.push({ name, in: 'query', required: required.has(name), schema })
-    }
-  } else if (hasBody) {
-    const bodyProperties = Object.fromEntries(
-      Object.entries(properties).filter(([name]) => !inPath.has(name)),
-    )
-    const bodyRequired = [...required].filter((name) => !inPath.has(name))
+  if (placement.hasBody) {
+    const bodyRequired = [...required].filter((name) => placement.body.includes(name))
     const schema =
-      inPath.size === 0
+      placement.path.length === 0
         ? input
-        : { ...input, properties: bodyProperties, ...(bodyRequired.length ? { required: bodyRequired } : {}) }
+        : {
+            ...input,
+            properties: Object.fromEntries(placement.body.map((name) => [name, properties[name]])),
+            ...(bodyRequired.length ? { required: bodyRequired } : {}),
+          }
     requestBody = { required: true, content: { 'application/json': { schema } } }
   }
-  const priced = operation.price !== null
-  const status = operation.http.status ?? 200
+  const { status } = operation
   const headers = {
     ...(priced ? paidSuccessHeaders : requestIdHeader),
     ...(idempotent ? idempotentSuccessHeaders : {}),
     ...rateLimitSuccessHeaders,
   }
   const errors = [
-    ...(hasBody ? [400] : []),
+    ...(placement.hasBody ? [400] : []),
     401,
     ...(priced ? [402] : []),
     403,
-    ...(inPath.size > 0 ? [404] : []),
+    ...(placement.path.length > 0 ? [404] : []),
     ...(idempotent ? [409] : []),
-    ...(hasBody ? [413] : []),
+    ...(placement.hasBody ? [413] : []),
     422,
     429,
     500,
@@ -133,7 +110,7 @@ function openApiOperation(operation: AnyOperation) {
     ...(parameters.length > 0 ? { parameters } : {}),
     requestBody,
     security: priced ? [{ apiKey: [] }, { x402Payment: [] }, { x402PaymentV1: [] }] : [{ apiKey: [] }],
-    'x-price-usd': priceExtension(operation),
+    'x-price-usd': priceExtension(prices),
     'x-sandbox': operation.access.sandbox,
     ...(operation.access.minTier ? { 'x-min-tier': operation.access.minTier } : {}),
     'x-mcp-tool': operation.id,
@@ -144,7 +121,7 @@ function openApiOperation(operation: AnyOperation) {
           : {
               description: SUCCESS_DESCRIPTION[status],
               headers,
-              content: { 'application/json': { schema: successSchema(operation) } },
+              content: { 'application/json': { schema: operation.restBody } },
             },
       ...errorResponses(errors),
     },
@@ -168,10 +145,10 @@ const TAGS = [
 export function buildOpenApiDocument(operations: readonly AnyOperation[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const [path, methods] of Object.entries(serviceRoutePaths)) paths[path] = { ...methods }
-  for (const operation of operations) {
-    paths[operation.http.path] = {
-      ...paths[operation.http.path],
-      [operation.http.method.toLowerCase()]: openApiOperation(operation),
+  for (const operation of operations.map(describeOperation)) {
+    paths[operation.path] = {
+      ...paths[operation.path],
+      [operation.method.toLowerCase()]: openApiOperation(operation),
     }
   }
   return {

@@ -22,4 +22,3 @@ export {
 } from './operation-context.ts'
 export { operations, sandboxMockIds } from './registry.ts'
 export { colonPath, fillPath, pathParameters, pathPattern } from './route-path.ts'
-export { x402DiscoveryOf } from './x402-discovery.ts'
