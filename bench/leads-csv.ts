@@ -1,5 +1,5 @@
 /**
- * Benchmark of `validation-cli leads verify` (issue 12 "Done when"): generates a 1,000-row CSV
+ * Benchmark of `validation-cli leads verify`: generates a 1,000-row CSV
  * with duplicates and bad rows, starts the service on 127.0.0.1 with every lead source a fake
  * answering after 100 ms, runs the CLI on it, and prints the total time, leads per second, the
  * CLI's peak memory and the upstream calls per source against the lookups the leads asked for

@@ -5,7 +5,7 @@
  * services started in the same run, one with RATE_LIMITS=on (limits set high enough never to
  * refuse, so every call pays the limiter's statement) and one with RATE_LIMITS=off. autocannon
  * (keep-alive, in a second process) loads them in turns: off, on, off, on, ...; the figures are the
- * median and mean requests per second of each and the ratios on / off (issue 14 target >= 0.9):
+ * median and mean requests per second of each and the ratios on / off (the limiter should keep >= 0.9):
  * on a shared machine single runs vary by a factor of two, so many short alternating runs and the
  * median are what can be compared. Steadier: the service's CPU time per request (its process
  * runs nothing else during a run), whose ratio off / on is the throughput ratio of a CPU-bound

@@ -2,6 +2,7 @@ import { generatePrivateKey } from 'viem/accounts'
 import { systemClock } from '../core/context.ts'
 import { usd } from '../core/money.ts'
 import { encodeBase64Json } from '../core/payments/challenge.ts'
+import { exactEvmScheme } from '../core/payments/evm/scheme.ts'
 import { createMemoryNonceStore } from '../core/payments/ledger/nonce-store.ts'
 import { BASE_SEPOLIA, createPaymentConfig } from '../core/payments/networks.ts'
 import { buildPaymentRequirements } from '../core/payments/requirements.ts'
@@ -38,17 +39,14 @@ for (let i = 0; i < count; i++) {
   headers.push(encodeBase64Json({ x402Version: 2, accepted, payload: { signature, authorization } }))
 }
 
-const verifier = createPaymentVerifier({
-  config,
-  nonceStore: createMemoryNonceStore({ clock: systemClock }),
-  clock: systemClock,
-})
+const evmVerifier = () =>
+  createPaymentVerifier({
+    clock: systemClock,
+    schemes: { evm: exactEvmScheme({ config, nonceStore: createMemoryNonceStore({ clock: systemClock }) }) },
+  })
+const verifier = evmVerifier()
 // warm up JIT and the curve tables on payments that are then discarded
-const warm = createPaymentVerifier({
-  config,
-  nonceStore: createMemoryNonceStore({ clock: systemClock }),
-  clock: systemClock,
-})
+const warm = evmVerifier()
 for (const header of headers.slice(0, 50)) await warm.verify({ header }, requirements)
 
 const samples: number[] = []

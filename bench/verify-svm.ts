@@ -1,19 +1,22 @@
 /**
  * Verification time of one Solana payment (exact SVM, verified by the service) against one EVM
- * payment (EIP-3009), measured the same way in one process (issue 15 figure).
+ * payment (EIP-3009), measured the same way in one process.
  *   npm run bench:verify-svm -- [payments=1000]
  * Solana is measured twice: with the blockhash check answered in-process (litesvm port: the
  * service's own work) and through the JSON-RPC adapter to a local RPC on 127.0.0.1 (adds one HTTP
  * round trip, as in production where the RPC is remote).
  */
+
 import { generatePrivateKey } from 'viem/accounts'
 import { systemClock } from '../core/context.ts'
 import { encodeBase64Json } from '../core/payments/challenge.ts'
+import { exactEvmScheme } from '../core/payments/evm/scheme.ts'
 import { createMemoryNonceStore } from '../core/payments/ledger/nonce-store.ts'
 import { BASE_SEPOLIA, createPaymentConfig } from '../core/payments/networks.ts'
 import { PRICES } from '../core/payments/pricing.ts'
 import { type PaymentRequirement, paymentRequirementsFor } from '../core/payments/requirements.ts'
 import { createSolanaJsonRpc, type SolanaRpc } from '../core/payments/svm/rpc.ts'
+import { ownFeePayerSvmScheme } from '../core/payments/svm/scheme.ts'
 import { createPaymentVerifier, type PaymentVerifier } from '../core/payments/verify-payment.ts'
 import { toStandardRequirement } from '../core/payments/verify-result.ts'
 import { signAuthorization } from '../test/support/chain/sign-authorization.ts'
@@ -95,10 +98,22 @@ for (let i = 0; i < 2 * (count + 50); i++) {
 
 const fresh = (solanaRpc?: SolanaRpc) =>
   createPaymentVerifier({
-    config: solanaRpc ? svmConfig : evmConfig,
-    nonceStore: createMemoryNonceStore({ clock: systemClock }),
     clock: systemClock,
-    ...(solanaRpc ? { solana: { feePayer: chain.feePayer.address, rpc: solanaRpc } } : {}),
+    schemes: solanaRpc
+      ? {
+          solana: ownFeePayerSvmScheme({
+            config: svmConfig,
+            nonceStore: createMemoryNonceStore({ clock: systemClock }),
+            feePayer: chain.feePayer.address,
+            rpc: solanaRpc,
+          }),
+        }
+      : {
+          evm: exactEvmScheme({
+            config: evmConfig,
+            nonceStore: createMemoryNonceStore({ clock: systemClock }),
+          }),
+        },
   })
 const jsonRpc = createSolanaJsonRpc({ url: rpcServer.url })
 

@@ -1,5 +1,5 @@
 /**
- * `validation-cli leads verify leads.csv --out results.csv` (issue 12 item 4): reads a CSV of
+ * `validation-cli leads verify leads.csv --out results.csv`: reads a CSV of
  * leads with a header row, sends them to POST /v1/leads/verify in batches of up to 100, and
  * writes every input row with the verdict, score, flags and actions as extra columns.
  *

@@ -37,7 +37,7 @@ export function microsToUsdNumber(micros: Micros): number {
 
 /**
  * The most a key's prepaid balance may hold: one billion USD, 10^15 micro-USDC, below 2^53 so
- * every balance is exact as a JSON number (issue 16 item 10). A credit above it is refused.
+ * every balance is exact as a JSON number. A credit above it is refused.
  */
 export const MAX_BALANCE_MICROS: Micros = 1_000_000_000n * MICROS_PER_USD
 

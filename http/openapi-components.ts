@@ -2,7 +2,7 @@ import { PAYMENT_ERROR_CODES } from '../core/payments/error-codes.ts'
 
 /**
  * The reusable parts of the OpenAPI document: schemas, headers, responses and security schemes
- * shared by the registry operations and the service's other routes (http/openapi-routes.ts).
+ * shared by the registry operations and the service's other routes (http/route-docs/).
  */
 
 const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({

@@ -124,7 +124,7 @@ export const ConfigSchema = z.object({
   // Fee payer that x402 SVM clients need in extra.feePayer (the facilitator's); else read from the
   // facilitator's GET /supported at start-up.
   X402_SOLANA_FEE_PAYER: optionalString,
-  // The service's own Solana fee payer (issue 15): base58 of the 64-byte secret key, or the path of
+  // The service's own Solana fee payer: base58 of the 64-byte secret key, or the path of
   // a solana-keygen JSON key file. With SOLANA_RPC_URL, Solana payments are verified and settled
   // here and the challenge's extra.feePayer is this key. The value is never echoed in errors.
   SOLANA_FEE_PAYER_KEY: optionalString.pipe(
@@ -178,7 +178,7 @@ export const ConfigSchema = z.object({
   ERC8004_IDENTITY_REGISTRY: optionalString.pipe(EVM_ADDRESS),
   ERC8004_REPUTATION_REGISTRY: optionalString.pipe(EVM_ADDRESS),
   ERC8004_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
-  // Public discovery (issue 14): the commit self-verify reports (else read with git at start-up),
+  // Public discovery: the commit self-verify reports (else read with git at start-up),
   // security.txt (RFC 9116) and the legal texts (Markdown files; placeholders when unset).
   SERVICE_COMMIT: optionalString,
   SECURITY_CONTACT: optionalString.pipe(

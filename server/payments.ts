@@ -2,8 +2,8 @@ import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
 import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
-import { chooseSettler } from '../core/payments/choose-settler.ts'
-import { createOnChainFundsCheck, type FundsCheck } from '../core/payments/evm/funds-check.ts'
+import { createOnChainFundsCheck } from '../core/payments/evm/funds-check.ts'
+import { evmSettler, exactEvmScheme } from '../core/payments/evm/scheme.ts'
 import { createTreasuryReader } from '../core/payments/evm/treasury.ts'
 import {
   BASE_MAINNET,
@@ -17,10 +17,19 @@ import {
   type PaymentConfig,
   type PaymentNetwork,
 } from '../core/payments/index.ts'
+import type { NonceStore } from '../core/payments/ledger/nonce-store.ts'
 import { createDbNonceStore } from '../core/payments/ledger/nonce-table.ts'
 import { createSettlementService } from '../core/payments/ledger/settle-and-retry.ts'
 import { createSettlementLedger } from '../core/payments/ledger/settlement-ledger.ts'
+import { networkKindOf, networksOfKind } from '../core/payments/networks.ts'
 import { createPaymentGate, type X402Payments } from '../core/payments/payment-gate.ts'
+import {
+  type PaymentScheme,
+  type PaymentSchemes,
+  schemeAuthorizationUsed,
+  schemeFundsCheck,
+  schemeSettler,
+} from '../core/payments/payment-schemes.ts'
 import {
   createSolanaFeePayer,
   readSolanaSecretKey,
@@ -29,6 +38,7 @@ import {
 } from '../core/payments/svm/fee-payer.ts'
 import { createSvmFundsCheck } from '../core/payments/svm/funds-check.ts'
 import { createSolanaJsonRpc } from '../core/payments/svm/rpc.ts'
+import { facilitatedSvmScheme, ownFeePayerSvmScheme } from '../core/payments/svm/scheme.ts'
 import { createSvmSettler, type SvmSettler } from '../core/payments/svm/settle.ts'
 import { type CircuitBreaker, createCircuitBreaker } from '../core/sources/circuit-breaker.ts'
 import type { Database } from '../core/store/database.ts'
@@ -52,10 +62,11 @@ export interface Payments {
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
 
 /**
- * Builds the money side from config: key reservations, and x402 payments: verification (local for
- * EVM, facilitator for Solana), the database nonce store, the settlement ledger, and a settler
- * (facilitator, on-chain key, or the facilitator with on-chain fallback). Without a payTo, only
- * keys pay. One worker (every SETTLEMENT_RETRY_INTERVAL_MS) re-asserts this process's liveness,
+ * Builds the money side from config: key reservations, and x402 payments: one mechanism per
+ * network kind (EVM verified here and settled by the facilitator, the operator's key, or the
+ * facilitator with on-chain fallback; Solana verified and settled by the facilitator or by the
+ * service's own fee payer), the database nonce store and the settlement ledger. Without a payTo,
+ * only keys pay. One worker (every SETTLEMENT_RETRY_INTERVAL_MS) re-asserts this process's liveness,
  * releases the reservations of dead processes and of releases that failed here, and retries
  * deferred settlements.
  */
@@ -143,7 +154,7 @@ async function fillSolanaFeePayers(
   facilitator: FacilitatorClient | undefined,
   log: Log,
 ): Promise<void> {
-  const missing = paymentConfig.networks.filter((network) => network.kind === 'solana' && !network.feePayer)
+  const missing = networksOfKind(paymentConfig, 'solana').filter((network) => !network.feePayer)
   if (missing.length === 0) return
   const kinds = (await facilitator?.supported?.()) ?? []
   for (const network of missing) {
@@ -172,7 +183,7 @@ interface OwnSolana {
 }
 
 /**
- * Issue 15: with SOLANA_FEE_PAYER_KEY and SOLANA_RPC_URL the service verifies Solana payments
+ * With SOLANA_FEE_PAYER_KEY and SOLANA_RPC_URL the service verifies Solana payments
  * itself and co-signs them as fee payer. The key without the RPC stops start-up (it could never
  * settle); the key without an enabled Solana network is only warned about.
  */
@@ -212,15 +223,33 @@ function buildOwnSolana(config: Config, solanaEnabled: boolean, log: Log): OwnSo
   }
 }
 
-/** The EVM check (networks with an RPC URL) and, with the service's own fee payer, the Solana one. */
-function combinedFundsCheck(
-  rpcUrls: Record<string, string>,
-  ownSolana: OwnSolana | undefined,
-): FundsCheck | undefined {
-  const evm = createOnChainFundsCheck(rpcUrls)
-  if (!ownSolana) return evm
-  const solana = createSvmFundsCheck({ rpc: ownSolana.rpc, handles: (p) => ownSolana.settler.handles(p) })
-  return async (payment) => (payment.kind === 'solana' ? solana(payment) : evm?.(payment))
+/**
+ * The Solana mechanism: the service's own fee payer when it has one (a facilitator still settles
+ * payments that name another fee payer), else the facilitator; none without either.
+ */
+function solanaScheme(parts: {
+  paymentConfig: PaymentConfig
+  nonceStore: NonceStore
+  facilitator: FacilitatorClient | undefined
+  ownSolana: OwnSolana | undefined
+  fundsCheck: boolean
+}): PaymentScheme | undefined {
+  const { paymentConfig: config, nonceStore, facilitator, ownSolana } = parts
+  if (ownSolana) {
+    const { settler, rpc } = ownSolana
+    return ownFeePayerSvmScheme({
+      config,
+      nonceStore,
+      feePayer: ownSolana.feePayer.address,
+      rpc,
+      settler,
+      facilitator,
+      fundsCheck: parts.fundsCheck
+        ? createSvmFundsCheck({ rpc, handles: (payment) => settler.handles(payment) })
+        : undefined,
+    })
+  }
+  return facilitator ? facilitatedSvmScheme({ config, nonceStore, facilitator }) : undefined
 }
 
 interface X402Setup {
@@ -247,7 +276,7 @@ function buildX402(
   const overrides: Record<string, Partial<Omit<PaymentNetwork, 'network'>>> = config.X402_NETWORK_OVERRIDES
     ? JSON.parse(config.X402_NETWORK_OVERRIDES)
     : {}
-  const solanaIds = networks.filter((network) => network.startsWith('solana:'))
+  const solanaIds = networks.filter((network) => networkKindOf(network) === 'solana')
   const ownSolana = buildOwnSolana(config, solanaIds.length > 0 && Boolean(config.X402_SOLANA_PAY_TO), log)
   if (ownSolana) {
     // The service signs as fee payer itself: its key is the challenge's extra.feePayer.
@@ -257,10 +286,9 @@ function buildX402(
       overrides[id] = { feePayer: config.X402_SOLANA_FEE_PAYER, ...overrides[id] }
     }
   }
+  const payTo = { evm: config.X402_PAY_TO, solana: config.X402_SOLANA_PAY_TO }
   const paymentConfig = createPaymentConfig({
-    networks: networks.filter((id) =>
-      id.startsWith('solana:') ? config.X402_SOLANA_PAY_TO : config.X402_PAY_TO,
-    ),
+    networks: networks.filter((id) => payTo[networkKindOf(id)]),
     evmPayTo: config.X402_PAY_TO,
     solanaPayTo: config.X402_SOLANA_PAY_TO,
     overrides,
@@ -270,8 +298,8 @@ function buildX402(
   if (config.BASE_RPC_URL) rpcUrls[BASE_MAINNET] = config.BASE_RPC_URL
   if (config.BASE_SEPOLIA_RPC_URL) rpcUrls[BASE_SEPOLIA] = config.BASE_SEPOLIA_RPC_URL
   // Enabled EVM networks without an RPC (a local chain brings its own through the overrides).
-  const missingRpc = paymentConfig.networks
-    .filter((network) => network.kind === 'evm' && !rpcUrls[network.network] && RPC_VARIABLE[network.network])
+  const missingRpc = networksOfKind(paymentConfig, 'evm')
+    .filter((network) => !rpcUrls[network.network] && RPC_VARIABLE[network.network])
     .map((network) => RPC_VARIABLE[network.network]!)
   const facilitatorBreaker = createCircuitBreaker({ clock, failureThreshold: 3, coolDownMs: 30_000 })
   const facilitator = config.X402_FACILITATOR_URL
@@ -284,42 +312,43 @@ function buildX402(
   if (config.SETTLEMENT_PRIVATE_KEY && missingRpc.length > 0) {
     log('warn', `on-chain settlement has no RPC for every enabled network: set ${missingRpc.join(', ')}`)
   }
-  const settler = chooseSettler({
-    facilitator,
-    onChain,
-    solana: ownSolana?.settler,
-    evmEnabled: paymentConfig.networks.some((network) => network.kind === 'evm'),
-    rpcVariables: missingRpc,
-  })
+  const evmEnabled = networksOfKind(paymentConfig, 'evm').length > 0
+  // x402 is on but nothing can settle the EVM networks (or any network): stop at start-up
+  // instead of serving calls the service can never be paid for.
+  if (!evmSettler({ facilitator, onChain }) && (!ownSolana || evmEnabled)) {
+    const rpc = missingRpc.length ? missingRpc.join(' and ') : 'the RPC URL of each network'
+    throw new Error(
+      `x402 is on (X402_PAY_TO) but nothing can settle: set X402_FACILITATOR_URL, or SETTLEMENT_PRIVATE_KEY with ${rpc}`,
+    )
+  }
+  const fundsCheck = config.X402_FUNDS_CHECK === 'on'
+  const nonceStore = createDbNonceStore(database.db, clock)
+  const solana = solanaScheme({ paymentConfig, nonceStore, facilitator, ownSolana, fundsCheck })
+  const schemes: PaymentSchemes = {
+    evm: exactEvmScheme({
+      config: paymentConfig,
+      nonceStore,
+      facilitator,
+      onChain,
+      fundsCheck: fundsCheck ? createOnChainFundsCheck(rpcUrls) : undefined,
+    }),
+    ...(solana ? { solana } : {}),
+  }
   const ledger = createSettlementLedger({ db: database.db, clock, config: paymentConfig, instanceId })
   const settlement = createSettlementService({
     ledger,
-    settler,
+    settler: schemeSettler(schemes),
     clock,
-    authorizationUsed:
-      onChain || ownSolana
-        ? async (payment) =>
-            ownSolana?.settler.handles(payment)
-              ? ownSolana.settler.transactionLanded(payment)
-              : onChain?.authorizationUsed(payment)
-        : undefined,
+    authorizationUsed: schemeAuthorizationUsed(schemes),
     unconfirmed: config.X402_UNCONFIRMED_SETTLEMENT,
     log: (message, extra) => log('info', message, extra),
   })
-  const nonceStore = createDbNonceStore(database.db, clock)
-  const verifier = createPaymentVerifier({
-    config: paymentConfig,
-    nonceStore,
-    clock,
-    facilitator,
-    ...(ownSolana ? { solana: { feePayer: ownSolana.feePayer.address, rpc: ownSolana.rpc } } : {}),
-  })
   const x402: X402Payments = {
     config: paymentConfig,
-    verifier,
+    verifier: createPaymentVerifier({ clock, schemes }),
     ledger,
     settlement,
-    fundsCheck: config.X402_FUNDS_CHECK === 'on' ? combinedFundsCheck(rpcUrls, ownSolana) : undefined,
+    fundsCheck: schemeFundsCheck(schemes),
   }
 
   const treasuryBalance = createTreasuryReader(paymentConfig, rpcUrls)
@@ -327,7 +356,7 @@ function buildX402(
   return {
     payments: x402,
     solanaSettlementConfigured: Boolean(
-      (facilitator || ownSolana) && paymentConfig.networks.some((n) => n.kind === 'solana'),
+      schemes.solana?.settle && networksOfKind(paymentConfig, 'solana').length,
     ),
     treasuryBalance,
     facilitatorBreaker: facilitator ? facilitatorBreaker : undefined,

@@ -37,7 +37,7 @@ const SOURCE_VARIABLES: Readonly<Record<ListKey, keyof Config>> = {
 /**
  * Where each list is refreshed from: the configured URL or path; `official` for the official
  * URL; `off` (or `none`) for no refresh. Unset means SANCTIONS_DEFAULT_SOURCE: `official` by
- * default, so a first `npm start` serves real lists wherever the network allows (issue 14 item 7);
+ * default, so a first `npm start` serves real lists wherever the network allows;
  * tests and benchmarks set it to `off` and never reach the internet.
  */
 export function sanctionsSources(config: Config): Partial<Record<ListKey, string>> {

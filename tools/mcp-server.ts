@@ -10,14 +10,18 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { QUALITIES, type Quality } from '../core/context.ts'
+import { describeOperation, type OperationDescription } from '../core/discovery/describe-operation.ts'
 import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
 import type { RateLimitState } from '../core/limits/index.ts'
 import { formatUsdShort } from '../core/money.ts'
-import { type AnyOperation, invokeOperation, type OperationRuntime } from '../core/operations/index.ts'
-import { toJsonSchema } from '../core/operations/json-schema.ts'
+import {
+  type AnyOperation,
+  fillPath,
+  invokeOperation,
+  type OperationRuntime,
+} from '../core/operations/index.ts'
 import type { Receipt } from '../core/payments/charge.ts'
-import type { TierPrices } from '../core/payments/pricing.ts'
+import { type TierPrices, tierView } from '../core/payments/pricing.ts'
 import { toProblem } from '../http/problem.ts'
 
 export interface McpToolsetOptions {
@@ -109,59 +113,34 @@ function receiptMeta(receipt: Receipt): Record<string, unknown> | undefined {
 
 /** The REST resource a tool call stands for, path parameters filled in from its arguments. */
 function resourceUrl(base: string, operation: AnyOperation, args: Record<string, unknown>): string {
-  const path = operation.http.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, name: string) =>
-    encodeURIComponent(String(args[name] ?? '')),
-  )
-  return `${base}${path}`
-}
-
-/** The quality tiers an operation prices (one tier: there is nothing to choose). */
-function qualitiesOf(operation: AnyOperation): Quality[] {
-  const prices = operation.price?.x402
-  return prices ? QUALITIES.filter((quality) => prices[quality] !== undefined) : []
-}
-
-function tierPrices(prices: TierPrices): Partial<Record<Quality, string>> {
-  const view: Partial<Record<Quality, string>> = {}
-  for (const quality of QUALITIES) {
-    const micros = prices[quality]
-    if (micros !== undefined) view[quality] = formatUsdShort(micros)
-  }
-  return view
+  return `${base}${fillPath(operation.http.path, (name) => String(args[name] ?? ''))}`
 }
 
 function priceSentence(label: string, prices: TierPrices): string {
-  const view = tierPrices(prices)
-  const entries = Object.entries(view)
+  const entries = Object.entries(tierView(prices, formatUsdShort))
   if (entries.length === 1) return `${label} ${entries[0]?.[1]}`
   return `${label} ${entries.map(([quality, price]) => `${price} ${quality}`).join(', ')}`
-}
-
-/** The definition's title, else the id in words: `entity_check` -> `Entity check`. */
-function titleOf(operation: AnyOperation): string {
-  if (operation.title) return operation.title
-  const words = operation.id.replaceAll('_', ' ')
-  return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
 /**
  * What an agent needs before calling: what the tool does, what one call costs, how to choose the
  * quality tier and who may call it, in MCP terms (no HTTP headers).
  */
-function describeTool(operation: AnyOperation): string {
-  const lines = [operation.description ? `${operation.summary}. ${operation.description}` : operation.summary]
-  const { price, access } = operation
-  if (price === null) {
+function describeTool(description: OperationDescription): string {
+  const lines = [
+    description.description ? `${description.summary}. ${description.description}` : description.summary,
+  ]
+  const { prices, access } = description
+  if (prices === null) {
     if (!lines[0]?.includes('Free; needs an API key.')) lines.push('Free; needs an API key.')
   } else {
-    const per = operation.units ? 'per unit' : 'per call'
+    const per = prices.perUnit ? 'per unit' : 'per call'
     lines.push(
-      `Price in USD ${per}: ${priceSentence('paid per call with x402', price.x402)}; ${priceSentence('from an API key balance', price.account)}. Without a key the call returns an x402 PaymentRequired error; pay it with _meta["${X402_PAYMENT_META}"]. A failed call is not charged.`,
+      `Price in USD ${per}: ${priceSentence('paid per call with x402', prices.x402)}; ${priceSentence('from an API key balance', prices.account)}. Without a key the call returns an x402 PaymentRequired error; pay it with _meta["${X402_PAYMENT_META}"]. A failed call is not charged.`,
     )
-    const qualities = qualitiesOf(operation)
-    if (qualities.length > 1) {
+    if (prices.qualities.length > 1) {
       lines.push(
-        `Quality tier: _meta["${QUALITY_META}"] in the tools/call request, one of ${qualities.join(', ')} (default fresh).`,
+        `Quality tier: _meta["${QUALITY_META}"] in the tools/call request, one of ${prices.qualities.join(', ')} (default fresh).`,
       )
     }
   }
@@ -172,46 +151,46 @@ function describeTool(operation: AnyOperation): string {
   return lines.join('\n')
 }
 
-/**
- * MCP tool hints from the definition. A priced call is not read-only and not idempotent: it
- * charges the caller and keeps the check in the caller's history (an additive change).
- */
-function annotationsOf(operation: AnyOperation): ToolAnnotations {
-  const readOnly = operation.price === null && operation.http.method === 'GET'
+/** MCP tool hints from the description. */
+function annotationsOf(description: OperationDescription): ToolAnnotations {
+  const { hints } = description
   return {
-    title: titleOf(operation),
-    readOnlyHint: readOnly,
-    destructiveHint: operation.destructive === true || operation.http.method === 'DELETE',
-    idempotentHint: readOnly || operation.http.method === 'DELETE',
-    openWorldHint: operation.openWorld ?? false,
+    title: description.title,
+    readOnlyHint: hints.readOnly,
+    destructiveHint: hints.destructive,
+    idempotentHint: hints.idempotent,
+    openWorldHint: hints.openWorld,
   }
 }
 
 /** The tool's `_meta`: prices as data (USD strings) and the quality tiers it offers. */
-function toolMeta(operation: AnyOperation): Record<string, unknown> {
-  const { price } = operation
-  if (price === null) return { pricing: { currency: 'USD', free: true } }
-  const qualities = qualitiesOf(operation)
+function toolMeta(description: OperationDescription): Record<string, unknown> {
+  const { prices } = description
+  if (prices === null) return { pricing: { currency: 'USD', free: true } }
   return {
     pricing: {
       currency: 'USD',
-      per: operation.units ? 'unit' : 'call',
-      x402: tierPrices(price.x402),
-      account: tierPrices(price.account),
+      per: prices.perUnit ? 'unit' : 'call',
+      x402: tierView(prices.x402, formatUsdShort),
+      account: tierView(prices.account, formatUsdShort),
     },
-    ...(qualities.length > 1 ? { [QUALITY_META]: { values: qualities, default: 'fresh' } } : {}),
+    ...(prices.qualities.length > 1
+      ? { [QUALITY_META]: { values: prices.qualities, default: 'fresh' } }
+      : {}),
   }
 }
 
+/** An operation's one description as an MCP tool. */
 function toolOf(operation: AnyOperation): Tool {
+  const description = describeOperation(operation)
   return {
-    name: operation.id,
-    title: titleOf(operation),
-    description: describeTool(operation),
-    inputSchema: { ...toJsonSchema(operation.input, 'input'), type: 'object' },
-    outputSchema: { ...toJsonSchema(operation.output, 'output'), type: 'object' },
-    annotations: annotationsOf(operation),
-    _meta: toolMeta(operation),
+    name: description.id,
+    title: description.title,
+    description: describeTool(description),
+    inputSchema: { ...description.input, type: 'object' },
+    outputSchema: { ...description.output, type: 'object' },
+    annotations: annotationsOf(description),
+    _meta: toolMeta(description),
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The pure rules of the agent check (issue 11): wallet risk rules, the verdict and the domain's
+ * The pure rules of the agent check: wallet risk rules, the verdict and the domain's
  * web score. Documented in docs/agent-checks.md; the operation
  * (core/operations/agent-check.ts) gathers the parts and calls these.
  */

@@ -1,5 +1,14 @@
 export { A2A_PROTOCOL_VERSION, buildAgentCard, X402_A2A_EXTENSION } from './agent-card.ts'
 export {
+  describeOperation,
+  type InputPlacement,
+  type JsonSchema,
+  type OperationDescription,
+  type OperationHints,
+  type OperationPrices,
+} from './describe-operation.ts'
+export { exampleInputOf } from './example-input.ts'
+export {
   type LegalDocument,
   privacyDocument,
   type StoredCategoryNote,
@@ -9,8 +18,8 @@ export { buildLlmsFullTxt, buildLlmsTxt } from './llms-txt.ts'
 export { buildMcpManifest, MCP_PROTOCOL_VERSION } from './mcp-manifest.ts'
 export {
   type CatalogEntry,
+  catalogEntry,
   exampleCurl,
-  exampleInputOf,
   operationCatalog,
   priceText,
 } from './operation-catalog.ts'
@@ -23,3 +32,4 @@ export {
   SERVICE_NAME,
   type ServiceFacts,
 } from './service-facts.ts'
+export { type IssuedRequirementCheck, issuedRequirementCheck, x402DiscoveryOf } from './x402-discovery.ts'

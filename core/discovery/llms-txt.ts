@@ -13,13 +13,19 @@ function docsLink(entry: CatalogEntry, base: string): string {
   return `${base}/docs#/${entry.price ? 'Checks' : 'Keys'}/${entry.id}`
 }
 
-const HOW_TO_PAY = [
-  'Three ways to call: (1) an API key in `X-API-Key` (prepaid balance, debited at the account price);',
-  '(2) x402: call a paid route without credentials, read the 402 challenge (base64 JSON in the PAYMENT-REQUIRED header and in the body),',
-  'pay in USDC on Base or Solana and retry with PAYMENT-SIGNATURE or X-PAYMENT;',
-  '(3) a free sandbox key (`POST /v1/keys/create` with `{"email": ..., "tier": "sandbox"}`) for mock answers of entity, risk and KYB checks.',
-  '`X-Response-Quality: cached|fresh|enhanced` picks the tier where a route has several prices.',
-].join(' ')
+/** How to call and pay, naming the operations a sandbox key gets mock answers from. */
+function howToPay(catalog: readonly CatalogEntry[]): string {
+  const mocked = catalog.filter((entry) => entry.sandbox === 'mock').map((entry) => `\`${entry.id}\``)
+  const mockList =
+    mocked.length < 2 ? mocked.join('') : `${mocked.slice(0, -1).join(', ')} and ${mocked.at(-1)}`
+  return [
+    'Three ways to call: (1) an API key in `X-API-Key` (prepaid balance, debited at the account price);',
+    '(2) x402: call a paid route without credentials, read the 402 challenge (base64 JSON in the PAYMENT-REQUIRED header and in the body),',
+    'pay in USDC on Base or Solana and retry with PAYMENT-SIGNATURE or X-PAYMENT;',
+    `(3) a free sandbox key (\`POST /v1/keys/create\` with \`{"email": ..., "tier": "sandbox"}\`) for mock answers of ${mockList}.`,
+    '`X-Response-Quality: cached|fresh|enhanced` picks the tier where a route has several prices.',
+  ].join(' ')
+}
 
 /**
  * `/llms.txt` in the llmstxt.org format: an H1 with the name, a blockquote summary, details, then
@@ -28,7 +34,7 @@ const HOW_TO_PAY = [
  */
 export function buildLlmsTxt(catalog: readonly CatalogEntry[], facts: ServiceFacts): string {
   const base = facts.baseUrl
-  const out: string[] = [`# ${facts.name}`, '', `> ${SERVICE_DESCRIPTION}`, '', HOW_TO_PAY, '']
+  const out: string[] = [`# ${facts.name}`, '', `> ${SERVICE_DESCRIPTION}`, '', howToPay(catalog), '']
   out.push(
     `Base URL: ${base}. Version ${facts.version}. Errors are RFC 7807 problem documents; 422 lists \`{field, message}\`.`,
     '',
@@ -66,7 +72,7 @@ export function buildLlmsTxt(catalog: readonly CatalogEntry[], facts: ServiceFac
  */
 export function buildLlmsFullTxt(catalog: readonly CatalogEntry[], facts: ServiceFacts): string {
   const base = facts.baseUrl
-  const out: string[] = [`# ${facts.name}`, '', `> ${SERVICE_DESCRIPTION}`, '', HOW_TO_PAY, '']
+  const out: string[] = [`# ${facts.name}`, '', `> ${SERVICE_DESCRIPTION}`, '', howToPay(catalog), '']
   out.push(
     `MCP: every operation below is also a tool of the MCP server at ${base}/mcp (Streamable HTTP, header \`X-API-Key\`); without a key a paid tool answers with the x402 challenge and takes the payment in \`_meta["x402/payment"]\`.`,
     '',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { operations } from '../operations/index.ts'
-import { exampleCurl, exampleInputOf, operationCatalog, priceText } from './operation-catalog.ts'
+import { exampleInputOf } from './example-input.ts'
+import { exampleCurl, operationCatalog, priceText } from './operation-catalog.ts'
 
 describe('operation catalog (the source of every discovery document)', () => {
   it.each(operations.map((operation) => [operation.id, operation] as const))(

@@ -6,7 +6,7 @@ import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, rowsOf } from '../store/database.ts'
 
 /**
- * Key debits as durable reservations (issue: charged without an answer after a crash).
+ * Key debits as durable reservations, so a crash never leaves a key charged without an answer.
  *
  * reserve  takes the amount from the balance and writes a reservation row, in one statement;
  * capture  stamps the row once the answer is produced: the debit stands;

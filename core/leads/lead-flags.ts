@@ -4,7 +4,7 @@
  * reads the document against these tables).
  */
 
-/** What a lead check found (spec: issue 12, "checks ... ok / failed / unavailable / not_requested"). */
+/** What a lead check found (each check: ok, failed, unavailable or not_requested). */
 export type LeadCheckStatus = 'ok' | 'failed' | 'unavailable' | 'not_requested'
 
 /** The checks of one lead, always all of them, in this order. */

@@ -18,7 +18,7 @@ import { LEAD_ACTIONS, LEAD_CHECKS, LEAD_FLAGS, LEAD_SEVERITIES } from './lead-f
 /** Countries lead verification covers (spec: "Verifies one NL or BE lead"). */
 export const LEAD_COUNTRIES = ['NL', 'BE'] as const
 
-/** Most leads in one call (issue 12: batches of up to 100). */
+/** Most leads in one call (spec: batches of up to 100). */
 export const MAX_LEADS_PER_CALL = 100
 
 /** An e-mail address `local@domain`, the domain a valid hostname (its MX is checked). */
@@ -85,7 +85,7 @@ function leadRules(
 }
 
 /**
- * One lead (issue 12). Strict: unknown fields are refused. "An input not given is not checked":
+ * One lead. Strict: unknown fields are refused. "An input not given is not checked":
  * each check of a missing input answers `not_requested`.
  */
 export const LeadInput = z.object(leadFields).strict().superRefine(leadRules).describe('One NL or BE lead')

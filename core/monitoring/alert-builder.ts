@@ -18,7 +18,7 @@ import {
 } from './alert-schema.ts'
 
 /**
- * Turns one stored list diff into compliance alerts (issue 10, item 1): one `list` alert per
+ * Turns one stored list diff into compliance alerts: one `list` alert per
  * added, removed or changed entry, and one `key` alert per (key, entry) whose change touches a
  * name, wallet or registration number that key checked or watches. Matching re-uses the
  * screening index rules (exact normalised name, word order, address case rules, registration

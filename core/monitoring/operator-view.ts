@@ -5,7 +5,7 @@ import { LIST_KEYS, ListKeySchema } from '../sanctions/types.ts'
 import type { SanctionsMonitor } from './sanctions-monitor.ts'
 
 /**
- * The operator's view of the lists behind the alerts (issue 10 item 7): versions, dates,
+ * The operator's view of the lists behind the alerts: versions, dates,
  * counts, last check, last error, and for each diff whether (and how many) alerts it produced,
  * so an operator can see why an alert did or did not fire.
  */

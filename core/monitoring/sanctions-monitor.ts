@@ -9,7 +9,7 @@ import type { Alert, Jurisdiction, Severity, Subject } from './alert-schema.ts'
 import type { WatchlistStore } from './watchlist-store.ts'
 
 /**
- * Sanctions monitoring as a running service (issue 10): finds stored list diffs not yet turned
+ * Sanctions monitoring as a running service: finds stored list diffs not yet turned
  * into alerts, builds their alerts against every key's stored checks and watchlist, and stores
  * the alerts with their webhook deliveries in one transaction, marked by a row in
  * alert_diff_runs. A diff is processed exactly once across processes (the marker's primary key)

@@ -38,7 +38,7 @@ export function monitoringOf(ctx: OperationContext): MonitoringPort {
 }
 
 /**
- * GET /v1/compliance/alerts (spec; issue 10 item 1): the daily OFAC, EU and UN list changes plus
+ * GET /v1/compliance/alerts (spec): the daily OFAC, EU and UN list changes plus
  * the changes that touch what the calling key checked or watches. Pro tier or higher (spec:
  * older tier rule); an x402 payer sees the list changes only.
  */

@@ -75,11 +75,6 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
 
 export type AnyOperation = OperationDefinition<z.ZodType, z.ZodType>
 
-/** The `{name}` path parameters of a route path, in order. */
-export function pathParameters(path: string): string[] {
-  return [...path.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map((match) => match[1] as string)
-}
-
 /** Declares an operation once; HTTP routes, MCP tools and the OpenAPI document are generated from it. */
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(
   definition: OperationDefinition<I, O>,

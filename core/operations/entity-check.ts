@@ -4,6 +4,7 @@ import { PRICES } from '../payments/pricing.ts'
 import {
   cbeNumberSchema,
   countrySchema,
+  DEFAULT_WALLET_CHAIN,
   domainSchema,
   entityNameSchema,
   ibanSchema,
@@ -58,7 +59,7 @@ export const EntityCheckInput = z
       ctx.addIssue({ code: 'custom', path: ['wallet_chain'], message: 'needs wallet_address' })
     }
     if (input.wallet_address) {
-      const chain = input.wallet_chain ?? 'eth'
+      const chain = input.wallet_chain ?? DEFAULT_WALLET_CHAIN
       const checked = validateWalletForChain(input.wallet_address, chain)
       if (!checked.ok) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: checked.message })
     }
@@ -173,7 +174,7 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
               : undefined,
           iban: iban?.ok ? iban.value.iban : input.iban,
           wallet: input.wallet_address
-            ? { address: input.wallet_address, chain: input.wallet_chain ?? 'eth' }
+            ? { address: input.wallet_address, chain: input.wallet_chain ?? DEFAULT_WALLET_CHAIN }
             : undefined,
           search_register_by_name: true,
           enhanced: tier === 'enhanced',

@@ -15,6 +15,7 @@ import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
 import type { AnyOperation } from './define.ts'
 import type { OperationContext, ServiceDeps } from './operation-context.ts'
 import { parseWith } from './parse.ts'
+import { sandboxMockIds } from './registry.ts'
 
 /** What an adapter (HTTP or MCP) hands to the pipeline, already lifted out of its transport. */
 export interface InvocationRequest {
@@ -79,16 +80,20 @@ export function parseQuality(raw: string | undefined, field = 'X-Response-Qualit
   })
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+const listInWords = (items: readonly string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`
+
+/** Why a sandbox key is refused, naming the operations that do give it mock data. */
+const SANDBOX_REFUSAL = `sandbox keys get mock data from ${listInWords(sandboxMockIds)} only; this operation needs a live key or x402 payment`
+
 /** Who may run an operation (spec: Permissions, Sandbox): 'mock' for sandbox mocks, else 'run'. */
 export function checkAccess(operation: AnyOperation, caller: Caller): 'mock' | 'run' {
   if (caller.kind !== 'key' || caller.role === 'admin') return 'run'
   if (caller.mode === 'sandbox') {
     if (operation.access.sandbox === 'mock') return 'mock'
     if (operation.access.sandbox === 'refuse') {
-      throw new ServiceError(
-        'forbidden',
-        'sandbox keys get mock data for entity, risk and KYB checks only; this operation needs a live key or x402 payment',
-      )
+      throw new ServiceError('forbidden', SANDBOX_REFUSAL)
     }
   }
   if (operation.access.minTier && !tierAtLeast(caller.tier, operation.access.minTier)) {

@@ -25,7 +25,7 @@ export const KeysRevokeResult = z
   .strict()
 
 /**
- * POST /v1/keys/revoke (issue 16 item 9): the holder revokes its own key. From the next request
+ * POST /v1/keys/revoke: the holder revokes its own key. From the next request
  * on, on every process, the key gets 401 "API key revoked" (the status is read on every call).
  */
 export const keysRevoke = defineOperation({

@@ -37,13 +37,13 @@ export function leadsOf(input: LeadsVerifyRequest): Item[] {
   })
 }
 
-/** Billable leads: the valid ones (issue 12: invalid leads are not charged). */
+/** Billable leads: the valid ones (invalid leads are not charged). */
 export function billableLeads(input: LeadsVerifyRequest): number {
   return leadsOf(input).filter((item) => 'lead' in item).length
 }
 
 /**
- * Lead verification (spec: POST /v1/leads/verify; issue 12): one lead, or up to 100 in `leads`,
+ * Lead verification (spec: POST /v1/leads/verify): one lead, or up to 100 in `leads`,
  * answered in input order. The sources of a batch are shared: each KVK/KBO number, VAT number,
  * mail domain and name is asked once, with bounded concurrency.
  */

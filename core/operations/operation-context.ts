@@ -46,7 +46,7 @@ export interface ServiceDeps {
   providers?: ProviderDirectory
   /** The stored data categories with live figures (GET /v1/data/inventory). */
   dataInventory?: { read(caller: KeyCaller): Promise<DataInventoryItem[]> }
-  /** Compliance alerts, watchlists and webhooks (issue 10); absent: those operations answer 503. */
+  /** Compliance alerts, watchlists and webhooks; absent: those operations answer 503. */
   monitoring?: MonitoringPort
   /** The calling key's usage (GET /v1/usage/summary, /v1/usage/endpoints). */
   usage?: UsageReports

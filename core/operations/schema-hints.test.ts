@@ -3,7 +3,7 @@ import { toJsonSchema } from './json-schema.ts'
 import { KybCheckInput } from './kyb-check.ts'
 import { ReputationScoreInput } from './reputation-score.ts'
 
-/** Issue 9 item 4: conditional requirements and formats are in the schema, not only in prose. */
+/** Conditional requirements and formats are in the schema, not only in prose. */
 describe('input schemas an agent can act on', () => {
   it('states that reputation_score needs country unless trust_score and cluster are sent', () => {
     expect(toJsonSchema(ReputationScoreInput, 'input').anyOf).toEqual([

@@ -5,6 +5,7 @@ import { SanctionsMatchSchema } from '../sanctions/sanctions-screen.ts'
 import type { SanctionsScreening } from '../sanctions/screening-index.ts'
 import {
   countrySchema,
+  DEFAULT_WALLET_CHAIN,
   validateCbeNumber,
   validateEntityName,
   validateKvkNumber,
@@ -16,7 +17,7 @@ import { defineOperation } from './define.ts'
 import { keyCallerOf, type OperationContext } from './operation-context.ts'
 
 /**
- * The per-key watchlist (spec: /v1/watchlist routes; issue 10 item 2): names, wallets and
+ * The per-key watchlist (spec: /v1/watchlist routes): names, wallets and
  * registration numbers a key wants alerts for, beside the ones it checked. Key-bound tenant:
  * without a customer key, 403 "Tenant context required".
  */
@@ -53,7 +54,7 @@ export const WatchlistAddInput = z
       if (!name.ok) problem('value', name.message)
       if (input.chain) problem('chain', 'only for type wallet')
     } else if (input.type === 'wallet') {
-      const wallet = validateWalletForChain(input.value, input.chain ?? 'eth')
+      const wallet = validateWalletForChain(input.value, input.chain ?? DEFAULT_WALLET_CHAIN)
       if (!wallet.ok) problem('value', wallet.message)
       if (input.country) problem('country', 'not used for type wallet')
     } else {
@@ -149,7 +150,7 @@ export const watchlistAdd = defineOperation({
       type: input.type,
       value: input.value.trim(),
       country: input.country ?? null,
-      chain: input.type === 'wallet' ? (input.chain ?? 'eth') : null,
+      chain: input.type === 'wallet' ? (input.chain ?? DEFAULT_WALLET_CHAIN) : null,
       label: input.label ?? null,
     })
     return { ...entry, screening: screenEntry(entry, ctx) }

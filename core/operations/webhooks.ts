@@ -8,7 +8,7 @@ import { defineOperation } from './define.ts'
 import { keyCallerOf } from './operation-context.ts'
 
 /**
- * Webhook operations (spec: Webhook operations, Events, States; issue 10 item 3). A webhook
+ * Webhook operations (spec: Webhook operations, Events, States). A webhook
  * belongs to the key that registered it; another key's id is 404 like an unknown one.
  */
 

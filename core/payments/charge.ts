@@ -88,7 +88,7 @@ export function freeCharge(caller: Caller, paidWith: PaidWith): Charge {
 }
 
 /** The amount a request costs for one payment method (price per unit times units). */
-export function chargeAmount(request: ChargeRequest, method: keyof OperationPrice): Micros | undefined {
+export function chargeAmount(request: ChargeRequest, method: 'x402' | 'account'): Micros | undefined {
   if (!request.price) return undefined
   return priceFor(request.price[method], request.quality) * BigInt(request.units ?? 1)
 }

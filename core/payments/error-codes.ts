@@ -1,5 +1,3 @@
-import { z } from 'zod'
-
 /**
  * Why a payment was refused (spec: Errors, 402 sub-cases). Sent as `errorCode` beside `error` in a
  * rejecting 402 and as `invalidReason` / `errorReason` by the facilitator routes. The list and its
@@ -34,10 +32,6 @@ export const PAYMENT_ERROR_CODES = [
 ] as const
 
 export type PaymentErrorCode = (typeof PAYMENT_ERROR_CODES)[number]
-
-export const PaymentErrorCodeSchema = z
-  .enum(PAYMENT_ERROR_CODES)
-  .describe('Machine-readable reason a payment was refused (see ERROR_CODES.md).')
 
 /** The human-readable `error` text that goes with each code in a rejecting 402. */
 export const PAYMENT_ERROR_MESSAGES: Readonly<Record<PaymentErrorCode, string>> = {

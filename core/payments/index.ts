@@ -21,9 +21,10 @@ export {
   PAYMENT_ERROR_CODES,
   PAYMENT_ERROR_MESSAGES,
   type PaymentErrorCode,
-  PaymentErrorCodeSchema,
 } from './error-codes.ts'
 export { EIP3009_TOKEN_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './evm/eip3009.ts'
+export { createOnChainFundsCheck } from './evm/funds-check.ts'
+export { type ExactEvmSchemeOptions, evmSettler, exactEvmScheme } from './evm/scheme.ts'
 export {
   createOnChainSettler,
   type OnChainSettler,
@@ -31,7 +32,6 @@ export {
   type TransactionStatus,
 } from './evm/settle.ts'
 export {
-  matchRequirement,
   type VerifyPaymentDeps,
   type VerifyPaymentInput,
   verifyEvmPayment,
@@ -60,9 +60,12 @@ export {
   KNOWN_NETWORKS,
   MAX_SIGNATURE_LIFETIME_SECONDS,
   type NetworkKind,
+  networkKindOf,
+  networksOfKind,
   type PaymentConfig,
   type PaymentConfigInput,
   type PaymentNetwork,
+  requirementExtra,
   SOLANA_DEVNET,
   SOLANA_MAINNET,
 } from './networks.ts'
@@ -74,11 +77,18 @@ export {
   parsePaymentPayload,
 } from './payment-header.ts'
 export {
+  type FundsCheck,
+  type FundsRefusal,
+  type PaymentScheme,
+  type PaymentSchemes,
+  schemeAuthorizationUsed,
+  schemeFundsCheck,
+  schemeSettler,
+} from './payment-schemes.ts'
+export {
   accountPriceFor,
   buildX402Discovery,
   type DiscoveryRoute,
-  effectiveQuality,
-  isPricedOperationId,
   KEY_UPGRADE_OPERATION_ID,
   KEY_UPGRADE_PRICES,
   type OperationPrice,
@@ -95,6 +105,7 @@ export {
 } from './pricing.ts'
 export {
   buildPaymentRequirements,
+  matchRequirement,
   type OperationRequirementsInput,
   type PaymentRequirement,
   paymentRequirementsFor,
@@ -120,6 +131,12 @@ export {
   SolanaRpcError,
   type SolanaSignatureStatus,
 } from './svm/rpc.ts'
+export {
+  type FacilitatedSvmSchemeOptions,
+  facilitatedSvmScheme,
+  type OwnFeePayerSvmSchemeOptions,
+  ownFeePayerSvmScheme,
+} from './svm/scheme.ts'
 export { createSvmSettler, type SvmSettler } from './svm/settle.ts'
 export { type VerifySvmDeps, verifySvmPayment } from './svm/verify.ts'
 export {

@@ -111,7 +111,7 @@ export function createPaymentConfig(input: PaymentConfigInput): PaymentConfig {
   const networks: PaymentNetwork[] = input.networks.map((id) => {
     const preset = KNOWN_NETWORKS[id]
     if (!preset) throw new Error(`unknown payment network ${id}; pass it in extraNetworks`)
-    const payTo = preset.kind === 'evm' ? input.evmPayTo : input.solanaPayTo
+    const payTo = { evm: input.evmPayTo, solana: input.solanaPayTo }[preset.kind]
     const merged: PaymentNetwork = { ...preset, payTo: payTo ?? '', ...input.overrides?.[id] }
     if (!merged.payTo) throw new Error(`payment network ${id} has no payTo address`)
     return merged
@@ -129,6 +129,30 @@ export function createPaymentConfig(input: PaymentConfigInput): PaymentConfig {
     replayWindowSeconds: input.replayWindowSeconds ?? MAX_SIGNATURE_LIFETIME_SECONDS,
     ...(input.publicBaseUrl ? { publicBaseUrl: input.publicBaseUrl.replace(/\/+$/, '') } : {}),
   }
+}
+
+/** The kind of a CAIP-2 network id: `solana:` networks are Solana, every other (`eip155:`) EVM. */
+export function networkKindOf(networkId: string): NetworkKind {
+  return networkId.startsWith('solana:') ? 'solana' : 'evm'
+}
+
+/** The configured networks of one kind, in offer order. */
+export function networksOfKind(config: PaymentConfig, kind: NetworkKind): PaymentNetwork[] {
+  return config.networks.filter((network) => network.kind === kind)
+}
+
+/** What each kind's requirements carry in x402 `extra`: the token's EIP-712 domain, or the fee payer. */
+const REQUIREMENT_EXTRA: Readonly<Record<NetworkKind, (network: PaymentNetwork) => Record<string, string>>> =
+  {
+    evm: ({ eip712 }): Record<string, string> =>
+      eip712 ? { name: eip712.name, version: eip712.version } : {},
+    // x402 SVM clients build the transaction with this key as fee payer.
+    solana: ({ feePayer }): Record<string, string> => (feePayer ? { feePayer } : {}),
+  }
+
+/** The x402 `extra` of a requirement on this network. */
+export function requirementExtra(network: PaymentNetwork): Record<string, string> {
+  return REQUIREMENT_EXTRA[network.kind](network)
 }
 
 /**

@@ -16,6 +16,7 @@ import { settlementHeaders } from '../../http/payment-headers.ts'
 import { type LocalPaymentSetup, startLocalPaymentSetup } from '../../test/support/chain/payment-fixtures.ts'
 import { systemClock } from '../context.ts'
 import { buildPaymentChallenge, encodeBase64Json } from './challenge.ts'
+import { exactEvmScheme } from './evm/scheme.ts'
 import { createOnChainSettler } from './evm/settle.ts'
 import { createMemoryNonceStore } from './ledger/nonce-store.ts'
 import { settlementReceipt } from './payment-gate.ts'
@@ -69,9 +70,13 @@ function startPaidEndpoint(): Promise<void> {
 beforeAll(async () => {
   setup = await startLocalPaymentSetup()
   verifier = createPaymentVerifier({
-    config: setup.config,
-    nonceStore: createMemoryNonceStore({ clock: systemClock }),
     clock: systemClock,
+    schemes: {
+      evm: exactEvmScheme({
+        config: setup.config,
+        nonceStore: createMemoryNonceStore({ clock: systemClock }),
+      }),
+    },
   })
   settler = createOnChainSettler({
     privateKey: setup.operatorKey,

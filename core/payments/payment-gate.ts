@@ -12,10 +12,10 @@ import {
   type SettlementReceipt,
 } from './charge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
-import type { FundsCheck } from './evm/funds-check.ts'
 import type { SettlementService } from './ledger/settle-and-retry.ts'
 import type { SettlementLedger } from './ledger/settlement-ledger.ts'
 import type { PaymentConfig } from './networks.ts'
+import type { FundsCheck } from './payment-schemes.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from './requirements.ts'
 import { buildPaymentResponse, type SettleResult } from './settle-result.ts'
 import type { PaymentSource, PaymentVerifier } from './verify-payment.ts'

@@ -15,11 +15,33 @@ export interface OperationPrice {
   x402: TierPrices
   /** Debit from a live key's prepaid balance. */
   account: TierPrices
+  /** What one billable unit is when the price is per unit of the input (`lead`), not per call. */
+  unit?: string
 }
 
 /** The price of a quality tier (missing tiers charge fresh; spec: Endpoints). */
 export function priceFor(prices: TierPrices, quality: Quality): Micros {
   return prices[quality] ?? prices.fresh
+}
+
+/**
+ * The price-per-tier view every document shows (OpenAPI, MCP tools, x402.json, the discovery
+ * catalog): the tiers a price list has, in quality order, each amount in the form `format` gives.
+ */
+export function tierView<T>(prices: TierPrices, format: (micros: Micros) => T): Partial<Record<Quality, T>> {
+  const view: Partial<Record<Quality, T>> = {}
+  for (const quality of QUALITIES) {
+    const micros = prices[quality]
+    if (micros !== undefined) view[quality] = format(micros)
+  }
+  return view
+}
+
+/** The quality tiers a caller can choose between (those either method prices), in order. */
+export function pricedQualities(price: OperationPrice): Quality[] {
+  return QUALITIES.filter(
+    (quality) => price.x402[quality] !== undefined || price.account[quality] !== undefined,
+  )
 }
 
 /** Operation ids (MCP tool names) that carry a price. */
@@ -63,7 +85,7 @@ export const PRICES: Readonly<Record<PricedOperationId, OperationPrice>> = {
   entity_deep_check: { x402: tiered(undefined, '0.88', '1.71'), account: tiered(undefined, '0.88', '1.71') },
   entity_report: { x402: fixed('0.55'), account: fixed('1.85') },
   agent_check: { x402: fixed('0.005'), account: fixed('0.75') },
-  leads_verify: { x402: fixed('0.10'), account: fixed('0.27') },
+  leads_verify: { x402: fixed('0.10'), account: fixed('0.27'), unit: 'lead' },
 }
 
 /** Key tiers that can be bought with POST /v1/keys/upgrade/{tier}. */
@@ -83,10 +105,6 @@ export const KEY_UPGRADE_PRICES: Readonly<Record<UpgradeTier, Micros>> = {
 /** The MCP tool name of the key upgrade (its price depends on the tier, not the quality). */
 export const KEY_UPGRADE_OPERATION_ID = 'key_upgrade'
 
-export function isPricedOperationId(id: string): id is PricedOperationId {
-  return Object.hasOwn(PRICES, id)
-}
-
 /** The per-call x402 price of an operation at a quality (missing tiers charge fresh; spec: Endpoints). */
 export function x402PriceFor(operationId: PricedOperationId, quality: Quality): Micros {
   return priceFor(PRICES[operationId].x402, quality)
@@ -95,11 +113,6 @@ export function x402PriceFor(operationId: PricedOperationId, quality: Quality): 
 /** The account (prepaid balance) price of an operation at a quality. */
 export function accountPriceFor(operationId: PricedOperationId, quality: Quality): Micros {
   return priceFor(PRICES[operationId].account, quality)
-}
-
-/** The quality tier actually charged: an operation without the requested tier charges fresh. */
-export function effectiveQuality(prices: TierPrices, quality: Quality): Quality {
-  return prices[quality] === undefined ? 'fresh' : quality
 }
 
 export interface DiscoveryRoute {
@@ -125,15 +138,6 @@ interface PriceView {
 }
 
 const priceView = (micros: Micros): PriceView => ({ usd: formatUsd(micros), amount: micros.toString() })
-
-function tierView(prices: TierPrices): Partial<Record<Quality, PriceView>> {
-  const view: Partial<Record<Quality, PriceView>> = {}
-  for (const quality of QUALITIES) {
-    const micros = prices[quality]
-    if (micros !== undefined) view[quality] = priceView(micros)
-  }
-  return view
-}
 
 /**
  * Body of the public `GET /.well-known/x402.json` (spec: Public routes): which networks and USDC
@@ -170,9 +174,9 @@ export function buildX402Discovery(input: X402DiscoveryInput) {
     operations: Object.entries(prices).map(([id, price]) => ({
       operation: id,
       ...resource(input.routes?.[id]),
-      ...(id === 'leads_verify' ? { unit: 'lead' } : {}),
-      x402: tierView(price.x402),
-      account: tierView(price.account),
+      ...(price.unit ? { unit: price.unit } : {}),
+      x402: tierView(price.x402, priceView),
+      account: tierView(price.account, priceView),
     })),
     keyUpgrades: UPGRADE_TIERS.map((tier) => ({
       tier,

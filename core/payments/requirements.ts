@@ -44,13 +44,25 @@ export function buildPaymentRequirements(
 
 /**
  * The resource URL a challenge names: the configured public origin with the request's path and
- * query. The origin of the request URL came from the client's Host header and is not repeated
- * (issue 16 item 12). Without a configured origin, or for a non-HTTP resource, it is kept as is.
+ * query. The origin of the request URL came from the client's Host header and is not repeated,
+ * so a forged Host header cannot name another resource. Without a configured origin, or for a
+ * non-HTTP resource, it is kept as is.
  */
 export function publicResourceUrl(publicBaseUrl: string | undefined, resourceUrl: string): string {
   if (!publicBaseUrl || !/^https?:\/\//i.test(resourceUrl)) return resourceUrl
   const { pathname, search } = new URL(resourceUrl)
   return `${publicBaseUrl}${pathname}${search}`
+}
+
+/**
+ * Finds the requirement a payment pays against by its network (CAIP-2 or v1 name). Undefined
+ * when the network is not offered for this request.
+ */
+export function matchRequirement(
+  requirements: readonly PaymentRequirement[],
+  network: string,
+): PaymentRequirement | undefined {
+  return requirements.find((r) => r.network.network === network || r.network.v1Network === network)
 }
 
 export interface OperationRequirementsInput {

@@ -1,25 +1,13 @@
-import { createHash } from 'node:crypto'
 import type { Clock } from '../context.ts'
-import { matchRequirement, verifyEvmPayment } from './evm/verify.ts'
-import type { FacilitatorClient } from './facilitator/client.ts'
-import type { NonceStore } from './ledger/nonce-store.ts'
-import type { PaymentConfig } from './networks.ts'
-import { type DecodedPayment, decodePaymentHeader, parsePaymentPayload } from './payment-header.ts'
-import type { PaymentRequirement } from './requirements.ts'
-import { type VerifySvmDeps, verifySvmPayment } from './svm/verify.ts'
-import { reject, toCanonicalPayload, toStandardRequirement, type VerifyResult } from './verify-result.ts'
+import { decodePaymentHeader, parsePaymentPayload } from './payment-header.ts'
+import type { PaymentSchemes } from './payment-schemes.ts'
+import { matchRequirement, type PaymentRequirement } from './requirements.ts'
+import { reject, type VerifyResult } from './verify-result.ts'
 
 export interface PaymentVerifierDeps {
-  config: PaymentConfig
-  nonceStore: NonceStore
   clock: Clock
-  /** Verifies Solana payments when the service has no fee payer of its own (`solana` unset). */
-  facilitator?: FacilitatorClient
-  /**
-   * The service's own Solana fee payer and RPC (SOLANA_FEE_PAYER_KEY, SOLANA_RPC_URL): Solana
-   * payments are then verified here (verify-svm.ts) instead of by the facilitator.
-   */
-  solana?: VerifySvmDeps['solana']
+  /** The mechanism of each accepted network kind (EVM, Solana): each verifies its own payments. */
+  schemes: PaymentSchemes
 }
 
 /** Where the payment came from: an HTTP header value, or the MCP `_meta["x402/payment"]` object. */
@@ -39,10 +27,9 @@ export interface PaymentVerifier {
 
 /**
  * The one entry point for the HTTP 402 flow and the MCP `x402/payment` flow (spec: Authentication,
- * x402). EVM payments are verified locally (signature, window, amount, nonce); Solana payments
- * locally too when the service has its own fee payer (verify-svm.ts), else through the
- * facilitator, whose answer is then nonce-claimed by transaction hash so one payment cannot buy
- * two calls.
+ * x402): decodes the payment, finds the requirement of its network and hands it to the mechanism
+ * registered for that network's kind (payment-schemes.ts). A scheme other than `exact`, a network
+ * not offered for this request, or one whose kind has no mechanism here is refused.
  */
 export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifier {
   return {
@@ -51,56 +38,21 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
         'header' in source ? decodePaymentHeader(source.header) : parsePaymentPayload(source.payload)
       if (!decoded.ok) return reject(decoded.code, decoded.message)
       const payment = decoded.payment
-      const now = deps.clock.now()
+      if (payment.scheme !== 'exact')
+        return reject('unsupported_scheme', `scheme ${payment.scheme} is not accepted`)
       const requirement = matchRequirement(requirements, payment.network)
-      const claimNonce = options.claimNonce !== false
-      if (requirement?.network.kind === 'solana') {
-        if (deps.solana) {
-          const { solana, config, nonceStore } = deps
-          return verifySvmPayment({ config, nonceStore, solana }, { payment, requirement, now, claimNonce })
-        }
-        return verifySolana(deps, payment, requirement, now, claimNonce)
+      if (!requirement) return reject('unsupported_network', `network ${payment.network} is not accepted`)
+      const scheme = deps.schemes[requirement.network.kind]
+      if (!scheme) {
+        return reject(
+          'unsupported_network',
+          `${requirement.network.network} payments cannot be verified here`,
+        )
       }
-      return verifyEvmPayment(deps, { payment, requirements, now, claimNonce })
+      return scheme.verify(payment, requirement, {
+        now: deps.clock.now(),
+        claimNonce: options.claimNonce !== false,
+      })
     },
-  }
-}
-
-async function verifySolana(
-  deps: PaymentVerifierDeps,
-  payment: DecodedPayment,
-  requirement: PaymentRequirement,
-  now: Date,
-  claimNonce: boolean,
-): Promise<VerifyResult> {
-  if (payment.scheme !== 'exact')
-    return reject('unsupported_scheme', `scheme ${payment.scheme} is not accepted`)
-  const transaction = payment.payload.transaction
-  if (typeof transaction !== 'string' || transaction.length === 0) {
-    return reject('malformed_payload', 'Solana payload needs a base64 transaction')
-  }
-  if (!deps.facilitator)
-    return reject('unsupported_network', `${requirement.network.network} needs a facilitator`)
-  const paymentPayload = toCanonicalPayload(requirement, { transaction })
-  const paymentRequirements = toStandardRequirement(requirement)
-  const answer = await deps.facilitator.verify(paymentPayload, paymentRequirements)
-  if (!answer.isValid) return reject(answer.invalidReason, answer.invalidMessage, answer.payer)
-  const digest = `0x${createHash('sha256').update(transaction).digest('hex')}`
-  const expiresAt = new Date(now.getTime() + deps.config.replayWindowSeconds * 1000)
-  const network = requirement.network.network
-  if (claimNonce && !(await deps.nonceStore.claim(network, digest, answer.payer, expiresAt))) {
-    return reject('nonce_replay', 'this Solana transaction was already used', answer.payer)
-  }
-  return {
-    isValid: true,
-    paymentId: `${network}:${answer.payer}:${digest}`,
-    kind: 'solana',
-    network,
-    payer: answer.payer,
-    amount: requirement.amount,
-    price: requirement.amount,
-    requirement,
-    paymentPayload,
-    paymentRequirements,
   }
 }

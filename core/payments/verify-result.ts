@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import type { Micros } from '../money.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
-import type { NetworkKind } from './networks.ts'
+import { type NetworkKind, requirementExtra } from './networks.ts'
 import type { EvmAuthorizationWire } from './payment-header.ts'
 import type { PaymentRequirement } from './requirements.ts'
 
@@ -71,12 +71,7 @@ export type VerifyResult = VerifiedPayment | RejectedPayment
 /** The standard v2 requirement fields of one of our requirements. */
 export function toStandardRequirement(requirement: PaymentRequirement): StandardRequirement {
   const { network } = requirement
-  const extra: Record<string, string> =
-    network.kind === 'evm' && network.eip712
-      ? { name: network.eip712.name, version: network.eip712.version }
-      : network.feePayer
-        ? { feePayer: network.feePayer }
-        : {}
+  const extra = requirementExtra(network)
   return {
     scheme: 'exact',
     network: network.network,

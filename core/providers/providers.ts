@@ -41,7 +41,7 @@ export interface ProviderDefinition {
 }
 
 const COMPANY_CHECKS = ['entity_check', 'risk_score', 'reputation_score', 'kyb_check'] as const
-/** The company checks and lead verification (issue 12: the same register, VAT and sanctions sources). */
+/** The company checks and lead verification (they share the register, VAT and sanctions sources). */
 const COMPANY_AND_LEAD_CHECKS = [...COMPANY_CHECKS, 'leads_verify'] as const
 
 export const PROVIDERS: readonly ProviderDefinition[] = [

@@ -125,16 +125,6 @@ function nameTable(): Map<string, string> {
   return table
 }
 
-/** True for an assigned ISO 3166-1 alpha-2 code (plus XK). */
-export function isIsoAlpha2(code: string): boolean {
-  return alpha2Set.has(code)
-}
-
-/** ISO alpha-3 to alpha-2 ("IRQ" -> "IQ"); null for unknown codes. */
-export function alpha3ToAlpha2(code: string): string | null {
-  return alpha3To2.get(code.toUpperCase()) ?? null
-}
-
 /**
  * Resolves a country as a list writes it (alpha-2, alpha-3 or English name) to ISO alpha-2.
  * Returns null for anything it cannot resolve with certainty.

@@ -1,4 +1,4 @@
-export { alpha3ToAlpha2, countryToAlpha2, isIsoAlpha2 } from './country-codes.ts'
+export { countryToAlpha2 } from './country-codes.ts'
 export { parseEuXml } from './eu-parser.ts'
 export { classifyDocumentLabel } from './identifier-types.ts'
 export {
@@ -10,7 +10,7 @@ export {
   type ListDiff,
 } from './list-diff.ts'
 export { type FoundListFile, findListFiles, identifyListFile } from './list-files.ts'
-export { isListParseError, ListParseError } from './list-parse-error.ts'
+export { ListParseError } from './list-parse-error.ts'
 export {
   createListRefresher,
   DEFAULT_REFRESH_INTERVAL_MS,

@@ -24,8 +24,3 @@ export class ListParseError extends Error {
     this.reason = reason
   }
 }
-
-/** Type guard for callers that catch parse failures separately from ServiceError. */
-export function isListParseError(value: unknown): value is ListParseError {
-  return value instanceof ListParseError
-}

@@ -22,7 +22,7 @@ export type { LoadedList, SanctionsLog, SanctionsScreening } from './screening-i
  * refresh from the configured sources (daily by default; one process at a time through a lease
  * row), a version and diff recorded for every change, and the screening API every check calls.
  * A refresh that fails (download error, corrupt or truncated file) keeps the previous version
- * in use; the list note then says how old it is (issue 3, list lifecycle).
+ * in use; the list note then says how old it is.
  *
  * This file only wires the two halves: screening-index.ts (the lists held in memory and the
  * screens) and list-refresher.ts (start-up load, refresh passes, lease, versions and diffs).

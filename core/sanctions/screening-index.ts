@@ -14,7 +14,7 @@ import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey, type SanctionsEntry } from
  * The screening side of the sanctions service: the list versions held in memory, the index
  * over them, and the screens every check calls. It never reads a source or the database; the
  * list refresher (list-refresher.ts) hands it versions and tells it how each refresh went, so
- * the list note can say how old a list is when refreshes fail (issue 3, list lifecycle).
+ * the list note can say how old a list is when refreshes fail.
  */
 
 export type SanctionsLog = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void

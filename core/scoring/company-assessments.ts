@@ -469,7 +469,7 @@ export function assessIban(iban: string, country: string, fetchedAt: string): So
 
 /**
  * Wallet address: its format for the chain (spec: no on-chain lookup) and the screen of the
- * address against the OFAC digital currency addresses held locally (issue 11, item 5: EVM
+ * address against the OFAC digital currency addresses held locally (EVM
  * addresses in any letter case, base58 exactly). A listed address flags the whole check like a
  * name match; a screen that could not run says so and never reads as clean.
  */

@@ -4,18 +4,24 @@ import {
   ContractFunctionRevertedError,
   createPublicClient,
   defineChain,
-  getAddress,
   http,
   type PublicClient,
   parseAbi,
 } from 'viem'
+import {
+  type AgentRecord,
+  type AgentRegistryReads,
+  type AgentReputation,
+  agentRegistryReads,
+  IDENTITY_REGISTRY_ABI,
+} from './agent-registry.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import { runSourceCall } from './source-call.ts'
 import { resolveCommon, type SourceClientOptions } from './source-options.ts'
 import { type SourceResult, type UnavailableReason, UpstreamFailure } from './source-result.ts'
 
 /**
- * Chain reads for agent wallet checks (issue 11): Base (or Base Sepolia) over JSON-RPC with viem.
+ * Chain reads for agent wallet checks: Base (or Base Sepolia) over JSON-RPC with viem.
  *
  * Round trips. The reads of one check are issued in parallel and viem's HTTP transport sends the
  * requests of one tick as one JSON-RPC batch (one HTTP request), so one check costs three
@@ -30,20 +36,6 @@ import { type SourceResult, type UnavailableReason, UpstreamFailure } from './so
  * is the wallet) from `fromBlock`, then confirmed against the current state (`ownerOf`,
  * `getAgentWallet`), so a transferred agent or a replaced wallet is never reported.
  */
-
-/** The ABI fragments read here, as in the reference contracts (erc-8004/erc-8004-contracts). */
-export const IDENTITY_REGISTRY_ABI = parseAbi([
-  'function ownerOf(uint256 tokenId) view returns (address)',
-  'function balanceOf(address owner) view returns (uint256)',
-  'function getAgentWallet(uint256 agentId) view returns (address)',
-  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
-  'event MetadataSet(uint256 indexed agentId, string indexed indexedMetadataKey, string metadataKey, bytes metadataValue)',
-])
-
-export const REPUTATION_REGISTRY_ABI = parseAbi([
-  'function getClients(uint256 agentId) view returns (address[])',
-  'function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns (address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)',
-])
 
 export const ERC20_BALANCE_ABI = parseAbi(['function balanceOf(address account) view returns (uint256)'])
 
@@ -71,11 +63,6 @@ export type AgentChainName = keyof typeof AGENT_CHAINS
 export const MAX_WALLET_AGENT_IDS = 20
 /** Reputation is read for at most this many agents per check. */
 export const MAX_REPUTATION_AGENTS = 5
-/** Feedback is read from at most this many clients per agent (`clients_capped`). */
-export const MAX_FEEDBACK_CLIENTS = 100
-/** Tags reported per agent, most used first. */
-export const TOP_TAGS = 5
-
 export interface WalletBalances {
   usdc_raw: bigint
   native_wei: bigint
@@ -86,13 +73,6 @@ export interface WalletBalances {
   block_number: bigint
   /** Unix seconds of the block the balances were read at. */
   block_timestamp: number
-}
-
-export interface AgentRecord {
-  agent_id: string
-  registered: boolean
-  owner: Address | null
-  agent_wallet: Address | null
 }
 
 export interface WalletIdentity {
@@ -107,22 +87,6 @@ export interface WalletIdentity {
   agent_wallet_scan_error: string | null
   /** The asked agent, when an agent id was given. */
   agent: AgentRecord | null
-}
-
-export interface TagSummary {
-  tag: string
-  count: number
-  /** Mean of the feedback values (value / 10^decimals) carrying this tag. */
-  avg: number
-}
-
-export interface AgentReputation {
-  agent_id: string
-  /** Feedback not revoked, from the clients read. */
-  feedback_count: number
-  distinct_clients: number
-  clients_capped: boolean
-  top_tags: TagSummary[]
 }
 
 export interface AgentChainSnapshot {
@@ -158,12 +122,8 @@ export interface AgentChainOptions extends Omit<SourceClientOptions, 'fetch'> {
   fromBlock?: bigint
 }
 
-/**
- * The Base chain reader over a JSON-RPC URL. Every part runs under the source call rules
- * (timeout, one circuit breaker for the RPC, `unavailable` with a reason instead of a throw).
- */
-export function createAgentChainReader(options: AgentChainOptions): AgentChainReader {
-  const { clock, timeoutMs, breaker } = resolveCommon(options)
+/** The viem client of the reader: one JSON-RPC batch per tick, requests counted (round trips). */
+function createRpcClient(options: AgentChainOptions, timeoutMs: number) {
   let requests = 0
   const chain = defineChain({
     id: options.chainId,
@@ -182,16 +142,157 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
       },
     }),
   }) as PublicClient
-  const fromBlock = options.fromBlock ?? 0n
+  return { client, roundTrips: () => requests }
+}
 
-  const part = <T>(call: () => Promise<T>) =>
+/** A part of a snapshot under the source call rules (timeout, breaker, `unavailable` with a reason). */
+type RunPart = <T>(call: () => Promise<T>) => Promise<SourceResult<T>>
+
+/**
+ * The reads of round trip 1, issued in one tick so viem sends them as one JSON-RPC batch: block,
+ * balances, code, nonce, the asked agent and the identity registry's logs (transfers to the
+ * wallet; agent wallets set to it).
+ */
+function startFirstRoundTrip(
+  client: PublicClient,
+  options: AgentChainOptions,
+  registry: AgentRegistryReads,
+  wallet: Address,
+  agentId: bigint | undefined,
+) {
+  const fromBlock = options.fromBlock ?? 0n
+  const reads = {
+    block: client.getBlock({ blockTag: 'latest' }),
+    native: client.getBalance({ address: wallet }),
+    code: client.getCode({ address: wallet }),
+    sent: client.getTransactionCount({ address: wallet }),
+    usdc: client.readContract({
+      address: options.usdc,
+      abi: ERC20_BALANCE_ABI,
+      functionName: 'balanceOf',
+      args: [wallet],
+    }),
+    asked: agentId === undefined ? Promise.resolve(null) : registry.readAgent(agentId),
+    transfers: client.getLogs({
+      address: options.identityRegistry,
+      event: IDENTITY_REGISTRY_ABI[3],
+      args: { to: wallet },
+      fromBlock,
+      toBlock: 'latest',
+    }),
+    walletSets: client.getLogs({
+      address: options.identityRegistry,
+      event: IDENTITY_REGISTRY_ABI[4],
+      args: { indexedMetadataKey: 'agentWallet' },
+      fromBlock,
+      toBlock: 'latest',
+    }),
+  }
+  for (const pending of Object.values(reads)) pending?.catch(() => {})
+  return reads
+}
+
+type FirstRoundTrip = ReturnType<typeof startFirstRoundTrip>
+
+async function balancesOf(first: FirstRoundTrip): Promise<WalletBalances> {
+  const [b, n, c, t, u] = await Promise.all([first.block, first.native, first.code, first.sent, first.usdc])
+  return {
+    usdc_raw: u,
+    native_wei: n,
+    transaction_count: t,
+    is_contract: c !== undefined && c !== '0x',
+    block_number: b.number ?? 0n,
+    block_timestamp: Number(b.timestamp),
+  }
+}
+
+/**
+ * The agent ids the wallet controls now: candidates from the logs (newest first), confirmed
+ * against the current state in round trip 2; while that runs, the client lists of the agents
+ * whose reputation will be read are asked too (`readClientsEarly`).
+ */
+async function identityOf(
+  first: FirstRoundTrip,
+  registry: AgentRegistryReads,
+  wallet: Address,
+  readClientsEarly: ((id: bigint) => void) | undefined,
+): Promise<WalletIdentity> {
+  const [received, agent] = await Promise.all([first.transfers, first.asked])
+  // Providers cap eth_getLogs (range or result count): a refused agent-wallet scan leaves
+  // the owned agents, reported as incomplete rather than failing the whole part.
+  const scan = await first.walletSets.then(
+    (logs) => ({ logs, error: null }),
+    (error: unknown) => ({
+      logs: [],
+      error:
+        error instanceof BaseError
+          ? [error.shortMessage, error.details].filter(Boolean).join(': ')
+          : String(error),
+    }),
+  )
+  const candidates = new Set<bigint>()
+  for (const log of [...received].reverse())
+    if (log.args.tokenId !== undefined) candidates.add(log.args.tokenId)
+  const lower = wallet.toLowerCase()
+  for (const log of [...scan.logs].reverse()) {
+    if (log.args.agentId !== undefined && (log.args.metadataValue ?? '').toLowerCase() === lower)
+      candidates.add(log.args.agentId)
+  }
+  const ids = [...candidates]
+  const capped = ids.length > MAX_WALLET_AGENT_IDS
+  // Round trip 2: the current state of each candidate.
+  const checked = ids.slice(0, MAX_WALLET_AGENT_IDS)
+  if (readClientsEarly) for (const id of checked.slice(0, MAX_REPUTATION_AGENTS)) readClientsEarly(id)
+  const records = await Promise.all(checked.map((id) => registry.readAgent(id)))
+  const controlled = records
+    .filter((r) => r.owner?.toLowerCase() === lower || r.agent_wallet?.toLowerCase() === lower)
+    .map((r) => r.agent_id)
+    .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
+  return {
+    wallet_agent_ids: controlled,
+    wallet_agent_ids_capped: capped,
+    agent_wallet_scan_error: scan.error,
+    agent,
+  }
+}
+
+/** Reputation of the asked agent (when registered) and the wallet's agents, at most MAX_REPUTATION_AGENTS. */
+async function reputationOf(
+  identity: SourceResult<WalletIdentity>,
+  agentId: bigint | undefined,
+  registry: AgentRegistryReads,
+  clientsOf: (id: bigint) => Promise<readonly Address[]>,
+): Promise<{ agents: AgentReputation[] }> {
+  if (identity.status !== 'ok')
+    throw new UpstreamFailure(identity.reason as UnavailableReason, 'identity could not be read')
+  const found = identity.data.wallet_agent_ids
+  const agentIds = [...new Set([...(agentId !== undefined ? [agentId.toString()] : []), ...found])].slice(
+    0,
+    MAX_REPUTATION_AGENTS,
+  )
+  const registered = agentIds.filter((id) => id !== agentId?.toString() || identity.data.agent?.registered)
+  const agents = await Promise.all(
+    registered.map((id) => registry.readReputation(BigInt(id), clientsOf(BigInt(id)))),
+  )
+  return { agents }
+}
+
+/**
+ * The Base chain reader over a JSON-RPC URL. Every part runs under the source call rules
+ * (timeout, one circuit breaker for the RPC, `unavailable` with a reason instead of a throw).
+ */
+export function createAgentChainReader(options: AgentChainOptions): AgentChainReader {
+  const { clock, timeoutMs, breaker } = resolveCommon(options)
+  const { client, roundTrips } = createRpcClient(options, timeoutMs)
+  const registry = agentRegistryReads(client, options)
+  const part: RunPart = (call) =>
     runSourceCall({ source: 'base_rpc', clock, timeoutMs, breaker, call: () => call().catch(rethrow) })
 
   return {
     source: 'base_rpc',
     chainId: options.chainId,
     breaker,
-    roundTrips: () => requests,
+    roundTrips,
     async verifyChainId() {
       const actual = await client.getChainId()
       if (actual !== options.chainId)
@@ -205,231 +306,28 @@ export function createAgentChainReader(options: AgentChainOptions): AgentChainRe
         return { balances, identity, ...(reputation ? { reputation: await refused() } : {}) }
       }
       // Round trip 1: everything that needs nothing else (one JSON-RPC batch).
-      const block = client.getBlock({ blockTag: 'latest' })
-      const native = client.getBalance({ address: wallet })
-      const code = client.getCode({ address: wallet })
-      const sent = client.getTransactionCount({ address: wallet })
-      const usdc = client.readContract({
-        address: options.usdc,
-        abi: ERC20_BALANCE_ABI,
-        functionName: 'balanceOf',
-        args: [wallet],
-      })
-      const asked = agentId === undefined ? Promise.resolve(null) : readAgent(agentId)
+      const first = startFirstRoundTrip(client, options, registry, wallet, agentId)
       // Client lists are read alongside identity (speculatively), so reputation costs one round trip more.
       const clientLists = new Map<string, Promise<readonly Address[]>>()
       const clientsOf = (id: bigint) => {
         let list = clientLists.get(id.toString())
         if (!list) {
-          list = readClients(id)
+          list = registry.readClients(id)
           list.catch(() => {})
           clientLists.set(id.toString(), list)
         }
         return list
       }
       if (agentId !== undefined && reputation) clientsOf(agentId)
-      const transfers = client.getLogs({
-        address: options.identityRegistry,
-        event: IDENTITY_REGISTRY_ABI[3],
-        args: { to: wallet },
-        fromBlock,
-        toBlock: 'latest',
-      })
-      const walletSets = client.getLogs({
-        address: options.identityRegistry,
-        event: IDENTITY_REGISTRY_ABI[4],
-        args: { indexedMetadataKey: 'agentWallet' },
-        fromBlock,
-        toBlock: 'latest',
-      })
-      for (const pending of [block, native, code, sent, usdc, asked, transfers, walletSets])
-        pending?.catch(() => {})
-
-      const balances = part(async () => {
-        const [b, n, c, t, u] = await Promise.all([block, native, code, sent, usdc])
-        return {
-          usdc_raw: u,
-          native_wei: n,
-          transaction_count: t,
-          is_contract: c !== undefined && c !== '0x',
-          block_number: b.number ?? 0n,
-          block_timestamp: Number(b.timestamp),
-        }
-      })
-
-      const identity = part(async () => {
-        const [received, agent] = await Promise.all([transfers, asked])
-        // Providers cap eth_getLogs (range or result count): a refused agent-wallet scan leaves
-        // the owned agents, reported as incomplete rather than failing the whole part.
-        const scan = await walletSets.then(
-          (logs) => ({ logs, error: null }),
-          (error: unknown) => ({
-            logs: [],
-            error:
-              error instanceof BaseError
-                ? [error.shortMessage, error.details].filter(Boolean).join(': ')
-                : String(error),
-          }),
-        )
-        const candidates = new Set<bigint>()
-        for (const log of [...received].reverse())
-          if (log.args.tokenId !== undefined) candidates.add(log.args.tokenId)
-        const lower = wallet.toLowerCase()
-        for (const log of [...scan.logs].reverse()) {
-          if (log.args.agentId !== undefined && (log.args.metadataValue ?? '').toLowerCase() === lower)
-            candidates.add(log.args.agentId)
-        }
-        const ids = [...candidates]
-        const capped = ids.length > MAX_WALLET_AGENT_IDS
-        // Round trip 2: the current state of each candidate.
-        const checked = ids.slice(0, MAX_WALLET_AGENT_IDS)
-        if (reputation) for (const id of checked.slice(0, MAX_REPUTATION_AGENTS)) clientsOf(id)
-        const records = await Promise.all(checked.map((id) => readAgent(id)))
-        const controlled = records
-          .filter((r) => r.owner?.toLowerCase() === lower || r.agent_wallet?.toLowerCase() === lower)
-          .map((r) => r.agent_id)
-          .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
-        return {
-          wallet_agent_ids: controlled,
-          wallet_agent_ids_capped: capped,
-          agent_wallet_scan_error: scan.error,
-          agent,
-        }
-      })
-
+      const balances = part(() => balancesOf(first))
+      const identity = part(() => identityOf(first, registry, wallet, reputation ? clientsOf : undefined))
       const snapshot: AgentChainSnapshot = { balances: await balances, identity: await identity }
       if (reputation) {
-        snapshot.reputation = await part(async () => {
-          if (snapshot.identity.status !== 'ok')
-            throw new UpstreamFailure(
-              snapshot.identity.reason as UnavailableReason,
-              'identity could not be read',
-            )
-          const found = snapshot.identity.data.wallet_agent_ids
-          const agentIds = [
-            ...new Set([...(agentId !== undefined ? [agentId.toString()] : []), ...found]),
-          ].slice(0, MAX_REPUTATION_AGENTS)
-          const registered = agentIds.filter(
-            (id) =>
-              id !== agentId?.toString() ||
-              (snapshot.identity.status === 'ok' && snapshot.identity.data.agent?.registered),
-          )
-          const agents = await Promise.all(
-            registered.map((id) => readReputation(BigInt(id), clientsOf(BigInt(id)))),
-          )
-          return { agents }
-        })
+        snapshot.reputation = await part(() => reputationOf(snapshot.identity, agentId, registry, clientsOf))
       }
       return snapshot
     },
   }
-
-  async function readAgent(id: bigint): Promise<AgentRecord> {
-    const owner = client
-      .readContract({
-        address: options.identityRegistry,
-        abi: IDENTITY_REGISTRY_ABI,
-        functionName: 'ownerOf',
-        args: [id],
-      })
-      .then(
-        (address) => address as Address | null,
-        (error: unknown) => {
-          if (revertSelector(error) === NONEXISTENT_TOKEN) return null // not registered
-          throw error
-        },
-      )
-    const agentWallet = client.readContract({
-      address: options.identityRegistry,
-      abi: IDENTITY_REGISTRY_ABI,
-      functionName: 'getAgentWallet',
-      args: [id],
-    })
-    agentWallet.catch(() => {})
-    const [ownerAddress, walletAddress] = await Promise.all([owner, agentWallet])
-    const zero = /^0x0{40}$/i
-    return {
-      agent_id: id.toString(),
-      registered: ownerAddress !== null,
-      owner: ownerAddress ? getAddress(ownerAddress) : null,
-      agent_wallet: walletAddress && !zero.test(walletAddress) ? getAddress(walletAddress) : null,
-    }
-  }
-
-  function readClients(id: bigint): Promise<readonly Address[]> {
-    return client.readContract({
-      address: options.reputationRegistry,
-      abi: REPUTATION_REGISTRY_ABI,
-      functionName: 'getClients',
-      args: [id],
-    })
-  }
-
-  async function readReputation(
-    id: bigint,
-    clientsRead?: Promise<readonly Address[]>,
-  ): Promise<AgentReputation> {
-    const clients = await (clientsRead ?? readClients(id))
-    const capped = clients.length > MAX_FEEDBACK_CLIENTS
-    const read = clients.slice(0, MAX_FEEDBACK_CLIENTS)
-    if (read.length === 0)
-      return {
-        agent_id: id.toString(),
-        feedback_count: 0,
-        distinct_clients: 0,
-        clients_capped: false,
-        top_tags: [],
-      }
-    const [, , values, decimals, tag1s, tag2s] = await client.readContract({
-      address: options.reputationRegistry,
-      abi: REPUTATION_REGISTRY_ABI,
-      functionName: 'readAllFeedback',
-      args: [id, read, '', '', false],
-    })
-    const tags = new Map<string, { count: number; sum: number }>()
-    values.forEach((value, index) => {
-      const scaled = Number(value) / 10 ** (decimals[index] ?? 0)
-      for (const tag of new Set([tag1s[index], tag2s[index]])) {
-        if (!tag) continue
-        const entry = tags.get(tag) ?? { count: 0, sum: 0 }
-        entry.count++
-        entry.sum += scaled
-        tags.set(tag, entry)
-      }
-    })
-    const top = [...tags]
-      .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
-      .slice(0, TOP_TAGS)
-      .map(([tag, { count, sum }]) => ({ tag, count, avg: Math.round((sum / count) * 10_000) / 10_000 }))
-    return {
-      agent_id: id.toString(),
-      feedback_count: values.length,
-      distinct_clients: read.length,
-      clients_capped: capped,
-      top_tags: top,
-    }
-  }
-}
-
-/** `ERC721NonexistentToken(uint256)`: what `ownerOf` reverts with for an id never minted. */
-const NONEXISTENT_TOKEN = '0x7e273289'
-
-/**
- * The 4-byte selector of a revert, wherever viem put it: a decoded ContractFunctionRevertedError,
- * or the `data` of the RPC error (nodes answer a reverted eth_call with code 3 or -32602 and the
- * revert data, also inside a JSON-RPC batch).
- */
-function revertSelector(error: unknown): string | undefined {
-  if (!(error instanceof BaseError)) return undefined
-  let selector: string | undefined
-  error.walk((e) => {
-    const data = (e as { data?: unknown }).data
-    const raw = typeof data === 'string' ? data : (data as { data?: unknown } | undefined)?.data
-    if (typeof raw === 'string' && /^0x[0-9a-f]{8}/i.test(raw)) selector = raw.slice(0, 10).toLowerCase()
-    if (e instanceof ContractFunctionRevertedError && e.raw) selector = e.raw.slice(0, 10).toLowerCase()
-    return false
-  })
-  return selector
 }
 
 function isRevert(error: unknown): boolean {

@@ -80,8 +80,3 @@ export class UpstreamFailure extends Error {
     this.detail = detail
   }
 }
-
-/** Narrows a result to its data when ok; `undefined` otherwise. */
-export function okData<T>(result: SourceResult<T>): T | undefined {
-  return result.status === 'ok' ? result.data : undefined
-}

@@ -54,8 +54,8 @@ function add(counts: Record<string, number>, name: string, value: number): void 
 
 /**
  * Usage reports from the hourly rollup (core/store/tables/usage.ts): a period costs one index range
- * of the key's (hour, operation, outcome) rows, however many calls it holds (spec: usage summary;
- * issue 14: fast on a large history).
+ * of the key's (hour, operation, outcome) rows, however many calls it holds (spec: usage summary),
+ * so a report stays fast on a large history.
  */
 export function createUsageReports(db: Db, options: UsageReportsOptions): UsageReports {
   return {

@@ -6,6 +6,7 @@ import { invalid, type ValidationResult, valid } from './result.ts'
 /** The wallet_chain values of the entity check (spec: "eth, base, polygon, arbitrum, btc, sol; defaults to eth"). */
 export const WALLET_CHAINS = ['eth', 'base', 'polygon', 'arbitrum', 'btc', 'sol'] as const
 export type WalletChain = (typeof WALLET_CHAINS)[number]
+/** The chain of a wallet address given without one (spec: wallet_chain defaults to eth). */
 export const DEFAULT_WALLET_CHAIN: WalletChain = 'eth'
 
 export type WalletKind = 'evm' | 'solana' | 'bitcoin'

@@ -26,7 +26,7 @@ const lookup: LookupAll = async (hostname) => {
   return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
 }
 
-/** Hostile webhook URL forms (issue 10 item 5): every one must be refused. */
+/** Hostile webhook URL forms: every one must be refused. */
 const HOSTILE: string[] = [
   // Not https
   'http://hooks.example.com/hook',

@@ -6,7 +6,7 @@ import {
 } from '../sources/address-guard.ts'
 
 /**
- * The webhook SSRF guard (spec: Validation rules behind 422, webhook url; issue 10 item 5):
+ * The webhook SSRF guard (spec: Validation rules behind 422, webhook url):
  * https only, no credentials in the URL, the host must resolve, and every address it resolves
  * to must be public (no private, loopback, link-local, CGNAT, multicast, reserved, unspecified,
  * documentation, IPv4-mapped/compatible IPv6, NAT64, 6to4, Teredo or cloud metadata address).

@@ -12,7 +12,7 @@ import { requireKey, requireOperator } from '../middleware/require-key.ts'
 import { readJsonBody } from '../request.ts'
 
 /**
- * Operator routes of the sanctions lists and their alerts (issue 10 item 7), mounted at the
+ * Operator routes of the sanctions lists and their alerts, mounted at the
  * root: `POST /v1/admin/sanctions/refresh` (an empty body is allowed) and
  * `GET /v1/admin/sanctions/lists`. Customers get 403 like every other admin route.
  */

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import {
   type AnyOperation,
+  colonPath,
   type InvocationRequest,
   invokeOperation,
   type OperationRuntime,
@@ -13,7 +14,7 @@ import { clientAddress, paymentHeader, readJsonBody } from '../request.ts'
 
 /** A registry path (`/v1/reports/{report_id}`) as a Hono route path (`/v1/reports/:report_id`). */
 export function routePath(path: string): string {
-  return path.replace(/\{([a-z_][a-z0-9_]*)\}/g, ':$1')
+  return colonPath(path)
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

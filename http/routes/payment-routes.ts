@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
+import { issuedRequirementCheck, x402DiscoveryOf } from '../../core/discovery/x402-discovery.ts'
 import type { ApiKeyService } from '../../core/keys/index.ts'
 import { keyUsageView } from '../../core/keys/index.ts'
-import { type AnyOperation, x402DiscoveryOf } from '../../core/operations/index.ts'
-import { issuedRequirementCheck } from '../../core/operations/x402-discovery.ts'
+import type { AnyOperation } from '../../core/operations/index.ts'
 import {
   settleFacilitatorRequest,
   verifyFacilitatorRequest,
@@ -34,11 +34,11 @@ const HTTP_PAYMENT_FIELDS = {
 export function paymentRoutes(options: PaymentRoutesOptions) {
   const { x402, keys } = options
   const isIssued = issuedRequirementCheck(options.operations, options.publicBaseUrl)
+  const discovery = x402DiscoveryOf(options.operations)
   return new Hono<AppEnv>()
     .get('/.well-known/x402.json', (c) => {
       if (!x402) return c.json({ x402Version: 2, enabled: false, note: 'x402 payments are not configured' })
-      const discovery = x402DiscoveryOf(options.operations, x402.config, options.publicBaseUrl)
-      return c.json({ ...discovery, ...HTTP_PAYMENT_FIELDS })
+      return c.json({ ...discovery(x402.config, options.publicBaseUrl), ...HTTP_PAYMENT_FIELDS })
     })
     .post('/x402/verify', async (c) => {
       if (!x402) return c.json({ isValid: false, invalidReason: 'unsupported_network' }, 400)

@@ -318,7 +318,7 @@ describe('agent check with the RPC down', () => {
     expect(response.status).toBe(503)
   })
 
-  it('flags a listed wallet_address in an entity check: EVM in any case, base58 exactly (item 5)', async () => {
+  it('flags a listed wallet_address in an entity check: EVM in any case, base58 exactly', async () => {
     const entityCheck = async (wallet_address: string, wallet_chain: string) => {
       const response = await service.app.request('/v1/entity/check', {
         method: 'POST',

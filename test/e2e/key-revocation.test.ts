@@ -4,7 +4,7 @@ import { createTestService, TEST_ADMIN_KEY } from '../support/service.ts'
 
 type Json = Record<string, unknown>
 
-/** Issue 16 item 9: a holder revokes its own key; the operator revokes or expires any key. */
+/** A holder revokes its own key; the operator revokes or expires any key. */
 describe('key revocation and expiry', () => {
   let service: Service
 

@@ -15,7 +15,7 @@ import {
 } from '../support/sanctions/shared-data.ts'
 
 /**
- * Issue 10 item 6 on the real OFAC SDN Advanced files (2025-10-30 -> 2025-11-19: 115 parties
+ * Sanctions monitoring on the real OFAC SDN Advanced files (2025-10-30 -> 2025-11-19: 115 parties
  * added, 4 removed, 3 changed). Key A checks a wallet and watches a wallet and names that the
  * newer file adds, changes or removes; key B watches an unchanged entry. On PGlite only: the two
  * 120 MB files take about a minute to parse; the PostgreSQL path is the same code, covered by the

@@ -9,7 +9,7 @@ import { sanctionsDataPath, UN_FILES } from '../support/sanctions/shared-data.ts
 import { TEST_ADMIN_KEY } from '../support/service.ts'
 
 /**
- * Issue 10 end to end on the real UN lists (2025-11-18 -> 2026-02-27: SDi.007-SDi.010 added,
+ * Sanctions monitoring end to end on the real UN lists (2025-11-18 -> 2026-02-27: SDi.007-SDi.010 added,
  * "MUNIR AL QUBAYSI" removed): a key checks one added name and watches the removed one, the
  * service refreshes, the right alerts appear for that key only, and an HTTPS receiver on
  * 127.0.0.1 gets signed deliveries that verify with the secret.

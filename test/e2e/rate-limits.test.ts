@@ -6,7 +6,7 @@ import { createTestService, listen } from '../support/service.ts'
 import { paymentRequiredOf, problemOf } from '../support/tool-errors.ts'
 
 /**
- * Issue 14 item 1 over REST and MCP: per-key limits by tier, 429 problem documents with
+ * Rate limits over REST and MCP: per-key limits by tier, 429 problem documents with
  * Retry-After and X-RateLimit-*, the same headers on successful calls, a refused call never
  * charged, and anonymous 402 challenges limited per client IP.
  */

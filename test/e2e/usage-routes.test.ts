@@ -6,7 +6,7 @@ import type { Service } from '../../server/compose.ts'
 import { createTestService } from '../support/service.ts'
 import { problemOf } from '../support/tool-errors.ts'
 
-/** Issue 14 item 2: the usage operations over REST and MCP, and their speed on 1,000,000 usage rows. */
+/** The usage operations over REST and MCP, and their speed on 1,000,000 usage rows. */
 
 describe('GET /v1/usage/summary and /v1/usage/endpoints', () => {
   let service: Service

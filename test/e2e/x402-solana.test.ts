@@ -36,7 +36,7 @@ import { paymentRequiredOf } from '../support/tool-errors.ts'
 const PRICE = PRICES.sanctions_screen.x402.fresh
 const body = JSON.stringify({ name: 'ORIENTAL OIL KISH' })
 
-/** Issue 15: Solana payments verified and settled by the service itself, over REST and MCP. */
+/** Solana payments verified and settled by the service itself, over REST and MCP. */
 describe('x402 on Solana: the service verifies and settles the exact SVM scheme itself', () => {
   let evm: LocalPaymentSetup
   let chain: SolanaTestChain

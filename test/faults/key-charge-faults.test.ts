@@ -16,7 +16,7 @@ import { createScratchDatabase, startTempPostgres, type TempPostgres } from '../
 import { testConfig } from '../support/test-config.ts'
 
 /**
- * Issue 16 items 2, 3 and 8: a key is charged exactly for the answers it received, whatever
+ * A key is charged exactly for the answers it received, whatever
  * happens to the process or the database in between. The server runs as a child process (the
  * real composition root with the priced test operation) so it can be killed with SIGKILL.
  */

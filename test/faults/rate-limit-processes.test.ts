@@ -9,7 +9,7 @@ import { startPaidServerChild } from '../support/paid-server.ts'
 import { createScratchDatabase } from '../support/postgres.ts'
 
 /**
- * Issue 14, figure 1: two service processes on one PostgreSQL, one key with a per-minute limit of
+ * Two service processes on one PostgreSQL, one key with a per-minute limit of
  * 100, 400 calls spread over both at once: exactly 100 answers are not 429, every 429 carries
  * correct headers, and no 429 is charged.
  */

@@ -16,7 +16,7 @@ import { paidRegistry } from '../support/paid-operations.ts'
 import { createTestService, listen } from '../support/service.ts'
 
 /**
- * Issue 16 item 6: the facilitator is down (connection refused) and nothing else can settle, so
+ * The facilitator is down (connection refused) and nothing else can settle, so
  * the settlement of a verified, funded payment cannot even be started. The default policy
  * withholds the answer (503, nothing charged); `serve` answers and leaves it to the retry worker.
  */

@@ -15,7 +15,7 @@ import {
 import { startTempPostgres, type TempPostgres } from '../support/postgres.ts'
 
 /**
- * Issue 10, done when "Loss", second part: PostgreSQL is restarted while 1,000 deliveries are
+ * No delivery lost, second part: PostgreSQL is restarted while 1,000 deliveries are
  * queued or in flight, and every event still reaches the receiver at least once.
  */
 

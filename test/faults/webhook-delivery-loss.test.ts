@@ -15,7 +15,7 @@ import {
 import { createScratchDatabase } from '../support/postgres.ts'
 
 /**
- * Issue 10, done when "Loss": the service is killed with SIGKILL while 1,000 deliveries are
+ * No delivery lost: the service is killed with SIGKILL while 1,000 deliveries are
  * queued or in flight, restarted, and every event reaches the receiver at least once (on
  * PostgreSQL and on PGlite; the PostgreSQL restart is delivery-db-restart.test.ts). The figures
  * (queued, delivered, duplicates) are printed.

@@ -18,7 +18,7 @@ import {
 import { createScratchDatabase } from '../support/postgres.ts'
 
 /**
- * Issue 10, done when "Throughput": deliveries per second to a local HTTPS receiver with two
+ * Delivery throughput: deliveries per second to a local HTTPS receiver with two
  * service processes on one PostgreSQL sharing the queue, and no event delivered by both as a
  * first attempt.
  */

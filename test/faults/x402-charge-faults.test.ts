@@ -23,7 +23,7 @@ import { createScratchDatabase } from '../support/postgres.ts'
 import { testConfig } from '../support/test-config.ts'
 
 /**
- * Issue 16, "done when": kill -9 under 1,000 concurrent x402 calls, restart, sweep. Half the calls
+ * Kill -9 under 1,000 concurrent x402 calls, restart, sweep. Half the calls
  * answer before the kill; the other half are verified (their ledger rows reserved) and still
  * running when the process dies. Afterwards, on chain, every payer paid exactly for the answers it
  * received, and the ledger says so: one SETTLED row per answer, the rest FAILED, none PENDING.

@@ -2,7 +2,7 @@ import { type Config, ConfigSchema } from '../../server/config.ts'
 
 /**
  * What every test and benchmark sets so it never reaches the internet: the sanctions lists default
- * to the official URLs for a plain `npm start`, so tests opt out explicitly (issue 14 item 7).
+ * to the official URLs for a plain `npm start`, so tests opt out explicitly.
  * Spread it into the environment of a spawned service process.
  */
 export const OFFLINE_LISTS = { SANCTIONS_DEFAULT_SOURCE: 'off' } as const

@@ -1,5 +1,5 @@
 /**
- * How a client reads this server's tool errors (used by tests and examples). An error result has
+ * How a client reads this server's tool errors (used by the tests). An error result has
  * `isError: true` and its data as JSON in `content[0].text`, never in `structuredContent` (which
  * the official SDK client would check against the tool's output schema):
  * - a 402 is the x402 MCP transport's `{"x402/error": {code: 402, message, data: PaymentRequired}}`,

@@ -1,17 +1,6 @@
 import { type Address, createPublicClient, http } from 'viem'
-import type { PaymentErrorCode } from '../error-codes.ts'
-import type { VerifiedPayment } from '../verify-result.ts'
+import type { FundsCheck } from '../payment-schemes.ts'
 import { EIP3009_TOKEN_ABI } from './eip3009.ts'
-
-/** Why the chain says a verified payment cannot be paid, or undefined (it can, or the chain could not be asked). */
-export type FundsRefusal = { code: PaymentErrorCode; message: string }
-
-/**
- * Asked before an x402 call runs (issue 16 item 6): a signature can be valid while the payer
- * holds too little USDC or has already used the authorization, and the call would otherwise be
- * answered before settlement finds out (or, with the facilitator down, long after).
- */
-export type FundsCheck = (payment: VerifiedPayment) => Promise<FundsRefusal | undefined>
 
 /**
  * The on-chain check for EVM payments on networks with an RPC URL: the token's

@@ -1,5 +1,5 @@
 import { type Address, createPublicClient, erc20Abi, http } from 'viem'
-import type { PaymentConfig } from '../networks.ts'
+import { networksOfKind, type PaymentConfig } from '../networks.ts'
 
 /**
  * Reads the USDC the service's payTo holds on the first configured EVM network (financial
@@ -10,7 +10,7 @@ export function createTreasuryReader(
   rpcUrls: Readonly<Record<string, string>>,
   timeoutMs = 5000,
 ): (() => Promise<bigint>) | undefined {
-  const network = config.networks.find((candidate) => candidate.kind === 'evm')
+  const network = networksOfKind(config, 'evm')[0]
   const rpcUrl = network ? rpcUrls[network.network] : undefined
   if (!network || !rpcUrl) return undefined
   const client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs }) })

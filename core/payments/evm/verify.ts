@@ -2,7 +2,7 @@ import { type Address, getAddress, type Hex, verifyTypedData } from 'viem'
 import type { NonceStore } from '../ledger/nonce-store.ts'
 import { MAX_SIGNATURE_LIFETIME_SECONDS, type PaymentConfig } from '../networks.ts'
 import { type DecodedPayment, ExactEvmPayloadSchema } from '../payment-header.ts'
-import type { PaymentRequirement } from '../requirements.ts'
+import { matchRequirement, type PaymentRequirement } from '../requirements.ts'
 import {
   authorizationToWire,
   type EvmAuthorization,
@@ -34,17 +34,6 @@ export interface VerifyPaymentInput {
 const DEFAULT_DOMAIN = { name: 'USD Coin', version: '2' }
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
-
-/**
- * Finds the requirement a payment pays against by its network (CAIP-2 or v1 name). Undefined
- * when the network is not offered for this request.
- */
-export function matchRequirement(
-  requirements: readonly PaymentRequirement[],
-  network: string,
-): PaymentRequirement | undefined {
-  return requirements.find((r) => r.network.network === network || r.network.v1Network === network)
-}
 
 /**
  * Verifies an EVM `exact` (EIP-3009) payment locally (spec: x402 details; DESIGN: Payments).

@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { usd } from '../../money.ts'
 import { createCircuitBreaker } from '../../sources/circuit-breaker.ts'
+import { exactEvmScheme } from '../evm/scheme.ts'
 import { createMemoryNonceStore } from '../ledger/nonce-store.ts'
 import { createPaymentConfig, SOLANA_DEVNET } from '../networks.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from '../requirements.ts'
 import type { Settler } from '../settle-result.ts'
+import { facilitatedSvmScheme } from '../svm/scheme.ts'
 import { createPaymentVerifier } from '../verify-payment.ts'
 import { toCanonicalPayload, toStandardRequirement, type VerifiedPayment } from '../verify-result.ts'
 import {
@@ -228,11 +230,14 @@ describe('Solana through the facilitator', () => {
   const solanaPayment = { x402Version: 2, accepted: standard, payload: { transaction: 'AQIDBA==' } }
 
   it('verifies via the facilitator and claims the transaction so it cannot pay twice', async () => {
+    const nonceStore = createMemoryNonceStore({ clock: manualClock() })
+    const facilitator = createFacilitatorClient({ url })
     const verifier = createPaymentVerifier({
-      config,
-      nonceStore: createMemoryNonceStore({ clock: manualClock() }),
       clock: manualClock(),
-      facilitator: createFacilitatorClient({ url }),
+      schemes: {
+        evm: exactEvmScheme({ config, nonceStore }),
+        solana: facilitatedSvmScheme({ config, nonceStore, facilitator }),
+      },
     })
     const first = await verifier.verify({ payload: solanaPayment }, requirements)
     expect(first).toMatchObject({ isValid: true, kind: 'solana', payer: SOLANA_PAYER, amount: 5_000n })
@@ -243,10 +248,10 @@ describe('Solana through the facilitator', () => {
   })
 
   it('refuses Solana when no facilitator is configured', async () => {
+    const nonceStore = createMemoryNonceStore({ clock: manualClock() })
     const verifier = createPaymentVerifier({
-      config,
-      nonceStore: createMemoryNonceStore({ clock: manualClock() }),
       clock: manualClock(),
+      schemes: { evm: exactEvmScheme({ config, nonceStore }) },
     })
     expect(await verifier.verify({ payload: solanaPayment }, requirements)).toMatchObject({
       invalidReason: 'unsupported_network',

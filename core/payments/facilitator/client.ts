@@ -276,7 +276,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   }
 }
 
-/** A Settler that settles through a facilitator (Solana always; EVM when configured). */
+/** A Settler that settles through a facilitator (the SVM mechanism without its own fee payer; EVM when configured). */
 export function createFacilitatorSettler(client: FacilitatorClient): Settler {
   return {
     async settle(payment: VerifiedPayment) {
@@ -288,15 +288,15 @@ export function createFacilitatorSettler(client: FacilitatorClient): Settler {
 
 /**
  * Tries `primary` (usually the facilitator) and, when it is unavailable (down, slow or breaker
- * open), settles EVM payments with `fallback` (on chain) and marks the result `fallback: true`
- * so the HTTP layer sends `X-Payment-Fallback: true` (spec: x402 details).
+ * open), settles with `fallback` (on chain; the EVM mechanism composes it, evm/scheme.ts) and
+ * marks the result `fallback: true` so the HTTP layer sends `X-Payment-Fallback: true` (spec:
+ * x402 details).
  */
 export function createFallbackSettler(parts: { primary: Settler; fallback: Settler }): Settler {
   return {
     async settle(payment: VerifiedPayment) {
       const first = await parts.primary.settle(payment)
-      if (first.success || first.errorReason !== 'facilitator_unavailable' || payment.kind !== 'evm')
-        return first
+      if (first.success || first.errorReason !== 'facilitator_unavailable') return first
       const second = await parts.fallback.settle(payment)
       return {
         ...second,

@@ -2,6 +2,7 @@ import { generatePrivateKey } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { signAuthorization } from '../../../test/support/chain/sign-authorization.ts'
 import { systemClock } from '../../context.ts'
+import { exactEvmScheme } from '../evm/scheme.ts'
 import { createMemoryNonceStore } from '../ledger/nonce-store.ts'
 import { BASE_SEPOLIA, createPaymentConfig } from '../networks.ts'
 import { buildPaymentRequirements } from '../requirements.ts'
@@ -69,10 +70,10 @@ describe('parseFacilitatorRequest', () => {
     expect(request.ok).toBe(true)
     if (!request.ok) return
     expect(request.requirements[0]).toMatchObject({ amount: 110_000n, network: { network: BASE_SEPOLIA } })
+    const nonceStore = createMemoryNonceStore({ clock: systemClock })
     const verifier = createPaymentVerifier({
-      config,
-      nonceStore: createMemoryNonceStore({ clock: systemClock }),
       clock: systemClock,
+      schemes: { evm: exactEvmScheme({ config, nonceStore }) },
     })
     expect((await verifier.verify(request.source, request.requirements)).isValid).toBe(true)
   })
@@ -80,10 +81,10 @@ describe('parseFacilitatorRequest', () => {
   it('lets /x402/verify dry-run a payment without consuming its nonce', async () => {
     const request = parseFacilitatorRequest(config, await facilitatorBody())
     if (!request.ok) throw new Error('request did not parse')
+    const nonceStore = createMemoryNonceStore({ clock: systemClock })
     const verifier = createPaymentVerifier({
-      config,
-      nonceStore: createMemoryNonceStore({ clock: systemClock }),
       clock: systemClock,
+      schemes: { evm: exactEvmScheme({ config, nonceStore }) },
     })
     expect((await verifier.verify(request.source, request.requirements, { claimNonce: false })).isValid).toBe(
       true,

@@ -15,6 +15,7 @@ import { paymentRequirementsFor } from '../requirements.ts'
 import { createSolanaFeePayer } from '../svm/fee-payer.ts'
 import type { SolanaRpc } from '../svm/rpc.ts'
 import { SolanaRpcError } from '../svm/rpc.ts'
+import { ownFeePayerSvmScheme } from '../svm/scheme.ts'
 import { createSvmSettler, type SvmSettler } from '../svm/settle.ts'
 import { createPaymentVerifier } from '../verify-payment.ts'
 import { toStandardRequirement, type VerifiedPayment } from '../verify-result.ts'
@@ -24,7 +25,7 @@ import { createSettlementLedger } from './settlement-ledger.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
 
-/** Issue 15 item 3: Solana settlements follow the same ledger rules (PENDING/SETTLED/FAILED, retry, sweep). */
+/** Solana settlements follow the same ledger rules (PENDING/SETTLED/FAILED, retry, sweep). */
 describe.each(DATABASE_KINDS)('Solana settlements in the ledger on %s', (kind) => {
   let database: Database
   let chain: SolanaTestChain
@@ -69,11 +70,17 @@ describe.each(DATABASE_KINDS)('Solana settlements in the ledger on %s', (kind) =
       quality: 'fresh',
       resourceUrl: 'http://localhost/v1/sanctions/screen',
     })
+    const nonceStore = createMemoryNonceStore({ clock })
     const verifier = createPaymentVerifier({
-      config,
-      nonceStore: createMemoryNonceStore({ clock }),
       clock,
-      solana: { feePayer: chain.feePayer.address, rpc: chain.rpc },
+      schemes: {
+        solana: ownFeePayerSvmScheme({
+          config,
+          nonceStore,
+          feePayer: chain.feePayer.address,
+          rpc: chain.rpc,
+        }),
+      },
     })
     const transaction = await chainPaymentTransaction(chain, chain.payers[0]!.signer, PRICE)
     const header = svmPaymentHeader(toStandardRequirement(requirements[0]!) as never, transaction)

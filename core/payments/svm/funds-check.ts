@@ -1,9 +1,9 @@
-import type { FundsCheck } from '../evm/funds-check.ts'
+import type { FundsCheck } from '../payment-schemes.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
 import type { SolanaRpc } from './rpc.ts'
 
 /**
- * The funds check for Solana payments the service settles itself (X402_FUNDS_CHECK, issue 15):
+ * The funds check for Solana payments the service settles itself (X402_FUNDS_CHECK):
  * before the call runs, the payer's transaction is simulated as it stands (signatures not
  * verified, as the x402 facilitator simulates, scheme_exact_svm.md §2.2.3). A payer whose token
  * account lacks the amount (SPL Token error 1) or does not exist is refused with

@@ -22,6 +22,7 @@ import { createPaymentVerifier } from '../verify-payment.ts'
 import { toStandardRequirement, type VerifiedPayment } from '../verify-result.ts'
 import { createSolanaFeePayer, readSolanaSecretKey, solanaAddressOfSecretKey } from './fee-payer.ts'
 import { createSolanaJsonRpc, type SolanaRpc, SolanaRpcError } from './rpc.ts'
+import { ownFeePayerSvmScheme } from './scheme.ts'
 import { createSvmSettler } from './settle.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
@@ -48,11 +49,10 @@ async function verifiedPayment(payerIndex = 0): Promise<VerifiedPayment> {
     quality: 'fresh',
     resourceUrl: 'http://localhost/v1/sanctions/screen',
   })
+  const nonceStore = createMemoryNonceStore({ clock: systemClock })
   const verifier = createPaymentVerifier({
-    config,
-    nonceStore: createMemoryNonceStore({ clock: systemClock }),
     clock: systemClock,
-    solana: { feePayer: chain.feePayer.address, rpc },
+    schemes: { solana: ownFeePayerSvmScheme({ config, nonceStore, feePayer: chain.feePayer.address, rpc }) },
   })
   const transaction = await chainPaymentTransaction(chain, chain.payers[payerIndex]!.signer, PRICE)
   const header = svmPaymentHeader(toStandardRequirement(requirements[0]!) as never, transaction)

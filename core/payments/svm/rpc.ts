@@ -1,6 +1,6 @@
 /**
- * The small port through which the service talks to a Solana cluster for x402 SVM payments
- * (issue 15): is a blockhash still valid, send a fully signed transaction, read a signature's
+ * The small port through which the service talks to a Solana cluster for x402 SVM payments:
+ * is a blockhash still valid, send a fully signed transaction, read a signature's
  * status. The real adapter below speaks Solana JSON-RPC; tests also run one that executes on
  * litesvm in-process (test/support/solana).
  */

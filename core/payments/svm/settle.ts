@@ -62,7 +62,7 @@ function settleErrorCode(reason: string | undefined): PaymentErrorCode {
 }
 
 /**
- * Settles x402 SVM payments with the service's own fee payer (issue 15): adds the fee payer's
+ * Settles x402 SVM payments with the service's own fee payer: adds the fee payer's
  * signature to the payer's partially signed transaction, sends it through the Solana RPC with
  * preflight, and waits for `confirmed`. Ed25519 signatures are deterministic, so the transaction
  * id is known before sending and a retry re-sends the very same transaction (the cluster runs a

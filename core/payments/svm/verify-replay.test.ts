@@ -15,8 +15,9 @@ import { PRICES } from '../pricing.ts'
 import { paymentRequirementsFor } from '../requirements.ts'
 import { createPaymentVerifier } from '../verify-payment.ts'
 import { toStandardRequirement } from '../verify-result.ts'
+import { ownFeePayerSvmScheme } from './scheme.ts'
 
-/** Issue 15 item 2: a Solana payment is claimed once by its payer signature, across processes. */
+/** A Solana payment is claimed once by its payer signature, across processes. */
 describe.each(DATABASE_KINDS)('Solana replay claim in the database on %s', (kind) => {
   let chain: SolanaTestChain
   // Two "processes": on PostgreSQL two connection pools to one database; PGlite is one process.
@@ -49,10 +50,15 @@ describe.each(DATABASE_KINDS)('Solana replay claim in the database on %s', (kind
     })
     const verifiers = [first, second].map((database) =>
       createPaymentVerifier({
-        config,
-        nonceStore: createDbNonceStore(database.db, systemClock),
         clock: systemClock,
-        solana: { feePayer: chain.feePayer.address, rpc: chain.rpc },
+        schemes: {
+          solana: ownFeePayerSvmScheme({
+            config,
+            nonceStore: createDbNonceStore(database.db, systemClock),
+            feePayer: chain.feePayer.address,
+            rpc: chain.rpc,
+          }),
+        },
       }),
     )
     const transaction = await chainPaymentTransaction(

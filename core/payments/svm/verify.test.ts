@@ -27,6 +27,7 @@ import { type PaymentRequirement, paymentRequirementsFor } from '../requirements
 import { createPaymentVerifier, type PaymentVerifier } from '../verify-payment.ts'
 import { toStandardRequirement } from '../verify-result.ts'
 import { createSolanaFeePayer } from './fee-payer.ts'
+import { ownFeePayerSvmScheme } from './scheme.ts'
 import { createSvmSettler, type SvmSettler } from './settle.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
@@ -43,11 +44,12 @@ beforeAll(async () => {
   chain = await startSolanaTestChain()
   rpcServer = await startFakeSolanaRpcServer(chain.svm)
   config = chainPaymentConfig(chain)
+  const nonceStore = createMemoryNonceStore({ clock: systemClock })
   verifier = createPaymentVerifier({
-    config,
-    nonceStore: createMemoryNonceStore({ clock: systemClock }),
     clock: systemClock,
-    solana: { feePayer: chain.feePayer.address, rpc: chain.rpc },
+    schemes: {
+      solana: ownFeePayerSvmScheme({ config, nonceStore, feePayer: chain.feePayer.address, rpc: chain.rpc }),
+    },
   })
   settler = createSvmSettler({
     feePayer: await createSolanaFeePayer(chain.feePayer.secretKey),

@@ -89,7 +89,7 @@ async function signatureValid(address: string, signature: SignatureBytes, messag
 }
 
 /**
- * Verifies an x402 `exact` SVM payment locally (issue 15; x402 specs/schemes/exact/scheme_exact_svm.md,
+ * Verifies an x402 `exact` SVM payment locally (x402 specs/schemes/exact/scheme_exact_svm.md,
  * static layout path §3.1 and the sponsor's MUSTs §2.1), before the operation runs. The payload is a
  * versioned transaction signed by the payer, still missing the fee payer's signature. Checked in
  * this order, each refusal with its own code (ERROR_CODES.md): it decodes (`malformed_payload`);

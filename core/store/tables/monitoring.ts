@@ -7,7 +7,7 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
 })
 
 /**
- * Sanctions monitoring (issue 10): compliance alerts made from stored list diffs, per-key
+ * Sanctions monitoring: compliance alerts made from stored list diffs, per-key
  * watchlists, webhooks and their durable delivery queue. Every row that belongs to a customer
  * carries `key_id`; every query is scoped by it.
  */

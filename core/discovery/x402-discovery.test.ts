@@ -3,7 +3,7 @@ import { paidRegistry } from '../../test/support/paid-operations.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { issuedRequirementCheck } from './x402-discovery.ts'
 
-/** Issue 16 item 5: the facilitator routes settle only what the service itself would ask for. */
+/** The facilitator routes settle only what the service itself would ask for. */
 describe('issuedRequirementCheck', () => {
   const price = PRICES.risk_score.x402.fresh
 

@@ -1,36 +1,31 @@
-import { errorResponses, requestIdHeader } from './openapi-components.ts'
+import type { JsonSchema } from '../../core/discovery/describe-operation.ts'
+import { jsonResponse, type RouteDescription, textResponse } from '../route-description.ts'
 
 /**
- * OpenAPI entries of the public discovery routes (http/routes/discovery-routes.ts) and the API
- * reference page (docs-routes.ts). All public: no security, never 401, 402 or 403.
+ * The public discovery routes (http/routes/discovery-routes.ts, report-public-routes.ts) and the
+ * API reference page (docs-routes.ts). All public: no security, never 401, 402 or 403.
  */
 
-const PUBLIC: unknown[] = []
-const TAGS = ['Public']
-
-const jsonSuccess = (description: string, schema: unknown) => ({
+/** A public GET answered 200 or 500. */
+const publicGet = (
+  id: string,
+  path: string,
+  summary: string,
+  description: string,
+  ok: RouteDescription['responses'][number],
+): RouteDescription => ({
+  id,
+  method: 'GET',
+  path,
+  tags: ['Public'],
+  summary,
   description,
-  headers: requestIdHeader,
-  content: { 'application/json': { schema } },
-})
-const textSuccess = (description: string, type: string) => ({
-  description,
-  headers: requestIdHeader,
-  content: { [type]: { schema: { type: 'string' } } },
+  access: 'public',
+  responses: [ok],
+  errors: [500],
 })
 
-const get = (operationId: string, summary: string, description: string, ok: unknown, errors = [500]) => ({
-  get: {
-    operationId,
-    tags: TAGS,
-    summary,
-    description,
-    security: PUBLIC,
-    responses: { 200: ok, ...errorResponses(errors) },
-  },
-})
-
-const agentCardSchema = {
+const agentCardSchema: JsonSchema = {
   type: 'object',
   description:
     'A2A AgentCard (protocolVersion 0.3.0): one skill per registry operation, prices in each skill description',
@@ -64,7 +59,7 @@ const agentCardSchema = {
   additionalProperties: true,
 }
 
-const mcpManifestSchema = {
+const mcpManifestSchema: JsonSchema = {
   type: 'object',
   description:
     'How to connect an MCP client: Streamable HTTP URL, stdio command, key header, tools with prices',
@@ -81,7 +76,7 @@ const mcpManifestSchema = {
   additionalProperties: true,
 }
 
-const selfVerifySchema = {
+const selfVerifySchema: JsonSchema = {
   type: 'object',
   properties: {
     service: { type: 'string' },
@@ -144,116 +139,128 @@ const selfVerifySchema = {
   required: ['service', 'version', 'commit', 'uptime_s', 'sanctions_lists', 'payments', 'report_signing'],
 }
 
-export const discoveryRoutePaths: Record<string, Record<string, unknown>> = {
-  '/.well-known/agent.json': get(
+export const discoveryRoutes: readonly RouteDescription[] = [
+  publicGet(
     'agent_card',
+    '/.well-known/agent.json',
     'A2A agent card: skills (the operations) with prices and payment methods',
     'Generated from the operation registry. The service speaks REST and MCP; it does not accept A2A task messages.',
-    jsonSuccess('The agent card', agentCardSchema),
+    jsonResponse(200, 'The agent card', agentCardSchema),
   ),
-  '/.well-known/agent-card.json': get(
+  publicGet(
     'agent_card_a2a',
+    '/.well-known/agent-card.json',
     'The same A2A agent card at the path A2A 0.3 names',
     'Identical to /.well-known/agent.json.',
-    jsonSuccess('The agent card', agentCardSchema),
+    jsonResponse(200, 'The agent card', agentCardSchema),
   ),
-  '/.well-known/mcp.json': get(
+  publicGet(
     'mcp_manifest',
+    '/.well-known/mcp.json',
     'How to connect an MCP client',
     'Streamable HTTP URL, stdio command, the key header, an mcpServers block for client config files, and every tool with its price.',
-    jsonSuccess('The MCP connection document', mcpManifestSchema),
+    jsonResponse(200, 'The MCP connection document', mcpManifestSchema),
   ),
-  '/.well-known/jwks.json': get(
+  publicGet(
     'report_signing_jwks',
+    '/.well-known/jwks.json',
     "Public key of the entity reports' signatures (JWKS)",
     'The Ed25519 public key (JWK with kid) that verifies evidence.signature of every entity report: a detached JWS over the RFC 8785 canonical JSON of the report without evidence. Its kid is also in /v1/self-verify (report_signing.key_id).',
-    jsonSuccess('The JSON Web Key Set', {
+    jsonResponse(200, 'The JSON Web Key Set', {
       type: 'object',
       required: ['keys'],
       properties: { keys: { type: 'array', items: { type: 'object', additionalProperties: true } } },
     }),
   ),
-  '/v1/badge/{entity_id}': {
-    get: {
-      operationId: 'entity_badge',
-      tags: TAGS,
-      summary: 'Entity badge (SVG): trust level and date of the latest report',
-      description:
-        'A small SVG with the trust level and the date of the newest entity report on this entity (any key\'s), or "unknown". No name, number or other personal data. Public: never 401, 402 or 403; cached for 5 minutes.',
-      security: PUBLIC,
-      parameters: [
-        {
-          name: 'entity_id',
-          in: 'path',
-          required: true,
-          description: 'entity.entity_hash of a report (hex SHA-256); anything else gets the "unknown" badge',
-          schema: { type: 'string' },
-        },
-      ],
-      responses: { 200: textSuccess('The badge', 'image/svg+xml'), ...errorResponses([500]) },
-    },
+  {
+    id: 'entity_badge',
+    method: 'GET',
+    path: '/v1/badge/{entity_id}',
+    tags: ['Public'],
+    summary: 'Entity badge (SVG): trust level and date of the latest report',
+    description:
+      'A small SVG with the trust level and the date of the newest entity report on this entity (any key\'s), or "unknown". No name, number or other personal data. Public: never 401, 402 or 403; cached for 5 minutes.',
+    access: 'public',
+    parameters: [
+      {
+        name: 'entity_id',
+        in: 'path',
+        required: true,
+        description: 'entity.entity_hash of a report (hex SHA-256); anything else gets the "unknown" badge',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: [textResponse(200, 'The badge', 'image/svg+xml')],
+    errors: [500],
   },
-  '/.well-known/security.txt': get(
+  publicGet(
     'security_txt',
+    '/.well-known/security.txt',
     'Security contact (RFC 9116)',
     'Contact, Expires, Canonical, Policy and Preferred-Languages from config (SECURITY_CONTACT, SECURITY_TXT_EXPIRES, SECURITY_POLICY_URL); a placeholder contact is marked with a comment.',
-    textSuccess('security.txt', 'text/plain'),
+    textResponse(200, 'security.txt', 'text/plain'),
   ),
-  '/v1/self-verify': get(
+  publicGet(
     'self_verify',
+    '/v1/self-verify',
     'What an agent needs to trust this deployment',
     'Version, commit, sanctions list dates, x402 chains and payTo addresses, the report signing key id and uptime.',
-    jsonSuccess('The self-verification document', selfVerifySchema),
+    jsonResponse(200, 'The self-verification document', selfVerifySchema),
   ),
-  '/v1/legal/terms': get(
+  publicGet(
     'legal_terms',
+    '/v1/legal/terms',
     'Terms of service (Markdown)',
     'LEGAL_TERMS_FILE, or a placeholder marked PLACEHOLDER (header X-Placeholder: true).',
-    textSuccess('The terms', 'text/markdown'),
+    textResponse(200, 'The terms', 'text/markdown'),
   ),
-  '/v1/legal/privacy': get(
+  publicGet(
     'legal_privacy',
+    '/v1/legal/privacy',
     'Privacy notice (Markdown)',
     'LEGAL_PRIVACY_FILE, or a placeholder marked PLACEHOLDER listing the stored data categories and their retention (header X-Placeholder: true).',
-    textSuccess('The privacy notice', 'text/markdown'),
+    textResponse(200, 'The privacy notice', 'text/markdown'),
   ),
-  '/llms.txt': get(
+  publicGet(
     'llms_txt',
+    '/llms.txt',
     'llms.txt (llmstxt.org): every operation with its price and an example call',
     'Generated from the operation registry.',
-    textSuccess('llms.txt', 'text/plain'),
+    textResponse(200, 'llms.txt', 'text/plain'),
   ),
-  '/llms-full.txt': get(
+  publicGet(
     'llms_full_txt',
+    '/llms-full.txt',
     'llms-full.txt: every operation with description, prices, example input, curl and MCP call',
     'Generated from the operation registry.',
-    textSuccess('llms-full.txt', 'text/plain'),
+    textResponse(200, 'llms-full.txt', 'text/plain'),
   ),
-  '/docs': get(
+  publicGet(
     'docs',
+    '/docs',
     'Interactive API reference (Swagger UI over /openapi.json)',
     'Served from the swagger-ui-dist package; no CDN.',
-    textSuccess('The reference page', 'text/html'),
+    textResponse(200, 'The reference page', 'text/html'),
   ),
-  '/docs/{asset}': {
-    get: {
-      operationId: 'docs_asset',
-      tags: TAGS,
-      summary: 'A file of the API reference page (Swagger UI script, style, icons)',
-      security: PUBLIC,
-      parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: {
-        200: {
-          description: 'The file',
-          headers: requestIdHeader,
-          content: {
-            'text/javascript': { schema: { type: 'string' } },
-            'text/css': { schema: { type: 'string' } },
-            'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
-          },
+  {
+    id: 'docs_asset',
+    method: 'GET',
+    path: '/docs/{asset}',
+    tags: ['Public'],
+    summary: 'A file of the API reference page (Swagger UI script, style, icons)',
+    access: 'public',
+    parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: [
+      {
+        status: 200,
+        description: 'The file',
+        content: {
+          'text/javascript': { type: 'string' },
+          'text/css': { type: 'string' },
+          'image/png': { type: 'string', contentMediaType: 'image/png' },
         },
-        ...errorResponses([404, 500]),
       },
-    },
+    ],
+    errors: [404, 500],
   },
-}
+]

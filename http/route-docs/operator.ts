@@ -1,0 +1,132 @@
+import { AdminCreateKeyInput, AdminCreditInput, AdminExpireInput } from '../../core/keys/index.ts'
+import { AdminRefreshInput } from '../../core/monitoring/operator-view.ts'
+import { toJsonSchema } from '../../core/operations/json-schema.ts'
+import { KeysUsageResult } from '../../core/operations/keys-usage.ts'
+import { jsonBody, jsonResponse, type RouteDescription } from '../route-description.ts'
+
+/**
+ * The operator routes (http/routes/admin-routes.ts, admin-sanctions-routes.ts): the operator key
+ * only (ADMIN_API_KEY); customer keys get 403 Insufficient role.
+ */
+
+const OPERATOR_ONLY = 'Needs the operator key (ADMIN_API_KEY); customer keys get 403 Insufficient role.'
+
+const keyUsageSchema = toJsonSchema(KeysUsageResult, 'output')
+
+const adminCreatedKeySchema = {
+  ...keyUsageSchema,
+  properties: {
+    api_key: { type: 'string', description: 'The key; shown once' },
+    ...(keyUsageSchema.properties as object),
+  },
+  required: ['api_key', ...((keyUsageSchema.required as string[] | undefined) ?? [])],
+}
+
+const keyIdParameter = { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } } as const
+
+const adminKeysCreate: RouteDescription = {
+  id: 'admin_keys_create',
+  method: 'POST',
+  path: '/v1/admin/keys',
+  tags: ['Operator'],
+  summary: 'Operator: create a funded live key',
+  description: OPERATOR_ONLY,
+  access: 'key',
+  body: jsonBody(toJsonSchema(AdminCreateKeyInput, 'input')),
+  responses: [jsonResponse(201, 'The key, shown once, and its usage record', adminCreatedKeySchema)],
+  errors: [400, 401, 403, 413, 422, 429, 500, 503],
+}
+
+const adminKeysCredit: RouteDescription = {
+  id: 'admin_keys_credit',
+  method: 'POST',
+  path: '/v1/admin/keys/{key_id}/credit',
+  tags: ['Operator'],
+  summary: "Operator: add to a key's prepaid balance",
+  description: OPERATOR_ONLY,
+  access: 'key',
+  parameters: [keyIdParameter],
+  body: jsonBody(toJsonSchema(AdminCreditInput, 'input')),
+  responses: [jsonResponse(200, "The key's usage record after the credit", keyUsageSchema)],
+  errors: [400, 401, 403, 404, 413, 422, 429, 500, 503],
+}
+
+const adminKeysRevoke: RouteDescription = {
+  id: 'admin_keys_revoke',
+  method: 'POST',
+  path: '/v1/admin/keys/{key_id}/revoke',
+  tags: ['Operator'],
+  summary: 'Operator: revoke a key at once (no body)',
+  description: OPERATOR_ONLY,
+  access: 'key',
+  parameters: [keyIdParameter],
+  responses: [jsonResponse(200, "The key's usage record, status revoked", keyUsageSchema)],
+  errors: [401, 403, 404, 429, 500, 503],
+}
+
+const adminKeysExpire: RouteDescription = {
+  id: 'admin_keys_expire',
+  method: 'POST',
+  path: '/v1/admin/keys/{key_id}/expire',
+  tags: ['Operator'],
+  summary: 'Operator: set when a key stops working (default now)',
+  description: OPERATOR_ONLY,
+  access: 'key',
+  parameters: [keyIdParameter],
+  body: jsonBody(toJsonSchema(AdminExpireInput, 'input')),
+  responses: [jsonResponse(200, "The key's usage record with its expires_at", keyUsageSchema)],
+  errors: [400, 401, 403, 404, 413, 422, 429, 500, 503],
+}
+
+const adminSanctionsRefresh: RouteDescription = {
+  id: 'admin_sanctions_refresh',
+  method: 'POST',
+  path: '/v1/admin/sanctions/refresh',
+  tags: ['Operator'],
+  summary: 'Operator: refresh the sanctions lists now, then turn new diffs into alerts',
+  description:
+    'Needs the operator key (ADMIN_API_KEY). The body is optional (default: every configured list, forced). Answers each list outcome (updated, unchanged, failed with its error, not_configured) and the number of compliance alerts created.',
+  access: 'key',
+  body: { required: false, schema: toJsonSchema(AdminRefreshInput, 'input') },
+  responses: [
+    jsonResponse(200, 'The refresh report and alerts created', {
+      type: 'object',
+      properties: {
+        ran: { type: 'boolean' },
+        skipped: { type: 'string', enum: ['lease_held', 'no_sources', 'stopped'] },
+        lists: { type: 'array', items: { type: 'object' } },
+        alerts_created: { type: 'integer', minimum: 0 },
+      },
+      required: ['ran', 'lists', 'alerts_created'],
+    }),
+  ],
+  errors: [400, 401, 403, 413, 422, 429, 500, 503],
+}
+
+const adminSanctionsLists: RouteDescription = {
+  id: 'admin_sanctions_lists',
+  method: 'GET',
+  path: '/v1/admin/sanctions/lists',
+  tags: ['Operator'],
+  summary: 'Operator: list versions, dates, counts, last check and error, diffs and their alerts',
+  description:
+    'Needs the operator key (ADMIN_API_KEY). Per list: the loaded version, every stored version, the last refresh attempt and error, and each diff with whether it was turned into alerts and how many.',
+  access: 'key',
+  responses: [
+    jsonResponse(200, 'Per list status', {
+      type: 'object',
+      properties: { lists: { type: 'array', items: { type: 'object' } } },
+      required: ['lists'],
+    }),
+  ],
+  errors: [401, 403, 429, 500, 503],
+}
+
+export const operatorRoutes: readonly RouteDescription[] = [
+  adminKeysCreate,
+  adminKeysCredit,
+  adminKeysRevoke,
+  adminKeysExpire,
+  adminSanctionsRefresh,
+  adminSanctionsLists,
+]
