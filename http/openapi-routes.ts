@@ -31,7 +31,13 @@ const PUBLIC: unknown[] = []
 const KEY = [{ apiKey: [] }]
 
 const keyUsageSchema = toJsonSchema(KeysUsageResult, 'output')
-const keyIdParameter = { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } }
+const keyIdParameter = {
+  name: 'key_id',
+  in: 'path',
+  required: true,
+  description: 'key_id from the key creation; a control character in it is a 422, an unknown id a 404',
+  schema: { type: 'string', minLength: 1, maxLength: 100 },
+}
 
 const healthSchema = {
   type: 'object',
@@ -325,7 +331,7 @@ export const serviceRoutePaths: Record<string, Record<string, unknown>> = {
       parameters: [keyIdParameter],
       responses: {
         200: success("The key's usage record, status revoked", keyUsageSchema),
-        ...errorResponses([401, 403, 404, 429, 500, 503]),
+        ...errorResponses([401, 403, 404, 422, 429, 500, 503]),
       },
     },
   },
