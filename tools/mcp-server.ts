@@ -107,11 +107,20 @@ function receiptMeta(receipt: Receipt): Record<string, unknown> | undefined {
   return { [X402_PAYMENT_RESPONSE_META]: response }
 }
 
-/** The REST resource a tool call stands for, path parameters filled in from its arguments. */
+/** In a `u` pattern a surrogate pair is one code point, so this matches only a lone half. */
+const LONE_SURROGATE = /\p{Surrogate}/u
+
+/**
+ * The REST resource a tool call stands for, path parameters filled in from its arguments. Built
+ * before the arguments are validated, so it takes only what can be encoded: a parameter that is
+ * not a well-formed string (a number, an object, a lone surrogate) keeps its `{name}` placeholder
+ * and is then refused by validation like over REST (422 naming it), never a 500.
+ */
 function resourceUrl(base: string, operation: AnyOperation, args: Record<string, unknown>): string {
-  const path = operation.http.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, name: string) =>
-    encodeURIComponent(String(args[name] ?? '')),
-  )
+  const path = operation.http.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (placeholder, name: string) => {
+    const value = Object.hasOwn(args, name) ? args[name] : undefined
+    return typeof value === 'string' && !LONE_SURROGATE.test(value) ? encodeURIComponent(value) : placeholder
+  })
   return `${base}${path}`
 }
 
