@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   type CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -300,12 +306,77 @@ const ToolCallParamsSchema = z.object({
   _meta: z.record(z.string(), z.unknown()).optional(),
 })
 
+/** What the check needs of an SDK request schema (they are zod v4 schemas of different shapes). */
+interface RequestSchema {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true }
+    | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } }
+}
+
+/**
+ * Requests the SDK's own handlers parse with these schemas. The SDK parses inside the handler, so
+ * a malformed one would come back as -32603 Internal error carrying the zod issues as JSON text;
+ * they are checked before delivery instead and answered -32602 Invalid params naming the fields.
+ * (tools/call is parsed by this server's own handler below, with the same answer.)
+ */
+const SDK_PARSED_REQUESTS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['ping', PingRequestSchema],
+])
+
+/** The -32602 answer to a request whose params its method's schema refuses; undefined when they pass. */
+export function invalidParamsResponse(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
+  if (!isJSONRPCRequest(message)) return undefined
+  const schema = SDK_PARSED_REQUESTS.get(message.method)
+  if (!schema) return undefined
+  const parsed = schema.safeParse(message)
+  if (parsed.success) return undefined
+  const problems = parsed.error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.') || '(request)'
+    return { field, message: issue.message }
+  })
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params for ${message.method}: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+      data: { fields: problems },
+    },
+  }
+}
+
+/**
+ * The SDK's Server, checking the params of the requests its own handlers parse before they are
+ * delivered (SDK_PARSED_REQUESTS). The check is installed on the transport's `onmessage` just
+ * before the transport starts, so no message reaches the protocol unchecked (stdio, Streamable
+ * HTTP and in-memory alike).
+ */
+class ParamsCheckingServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    const start = transport.start.bind(transport)
+    transport.start = async () => {
+      const deliver = transport.onmessage
+      transport.onmessage = (message, extra) => {
+        const refusal = invalidParamsResponse(message)
+        if (!refusal) return deliver?.(message, extra)
+        transport.send(refusal).catch((error: unknown) => transport.onerror?.(error as Error))
+      }
+      await start()
+    }
+    await super.connect(transport)
+  }
+}
+
 /**
  * An MCP protocol endpoint over a toolset. The caller's key travels as the SDK's `authInfo`
  * (the HTTP handler passes X-API-Key); `apiKey` is the fixed key of a stdio session.
  */
 export function createMcpServer(toolset: McpToolset, options: { apiKey?: string } = {}): Server {
-  const server = new Server(
+  const server = new ParamsCheckingServer(
     { name: 'validation-service', version: toolset.version },
     { capabilities: { tools: {} } },
   )
