@@ -9,7 +9,7 @@ import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
 import { problemResponse, sendProblem, toProblem } from './problem.ts'
-import { clientAddress } from './request.ts'
+import { clientAddress, invalidUtf8Message, invalidUtf8Offset } from './request.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
 import { operationRoutes } from './routes/operation-routes.ts'
 import { type HealthProbe, publicRoutes } from './routes/public-routes.ts'
@@ -41,6 +41,21 @@ export interface AppOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
+
+/**
+ * A JSON-RPC POST to /mcp with its body checked to be UTF-8 (the SDK's transport would decode it
+ * with U+FFFD replacements), or the JSON-RPC parse error the transport gives malformed JSON, with
+ * HTTP 400, naming the first offending byte.
+ */
+async function utf8McpRequest(raw: Request): Promise<Request | Response> {
+  const bytes = new Uint8Array(await raw.arrayBuffer())
+  const offset = invalidUtf8Offset(bytes)
+  if (offset === undefined) {
+    return new Request(raw.url, { method: raw.method, headers: raw.headers, body: bytes, signal: raw.signal })
+  }
+  const error = { code: -32700, message: `Parse error: ${invalidUtf8Message(bytes, offset)}` }
+  return Response.json({ jsonrpc: '2.0', error, id: null }, { status: 400 })
+}
 
 /**
  * The Hono app: request id, CORS and body limit, one error renderer, then the route groups as sub-apps:
@@ -93,9 +108,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.mcp) {
     const handleMcp = options.mcp
     app.use('/mcp', mcpGuard({ allowedOrigins: mcpAllowedOrigins }))
-    app.all('/mcp', (c) =>
-      handleMcp(c.req.raw, c.req.header('x-api-key'), clientAddress(c, options.trustProxyHops)),
-    )
+    app.all('/mcp', async (c) => {
+      const request = c.req.method === 'POST' ? await utf8McpRequest(c.req.raw) : c.req.raw
+      if (request instanceof Response) return request
+      return handleMcp(request, c.req.header('x-api-key'), clientAddress(c, options.trustProxyHops))
+    })
   }
 
   return app
