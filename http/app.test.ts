@@ -1,8 +1,9 @@
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineOperation } from '../core/operations/define.ts'
 import type { Service } from '../server/compose.ts'
-import { createTestService, TEST_ADMIN_KEY } from '../test/support/service.ts'
+import { createTestService, listen, TEST_ADMIN_KEY } from '../test/support/service.ts'
 
 const VALID_ENTITY = { entity_name: 'Koninklijke Philips N.V.', country: 'NL', kvk_number: '17001910' }
 
@@ -152,6 +153,57 @@ describe('HTTP API (foundation)', () => {
       body: JSON.stringify({ entity_name: 'x'.repeat(300 * 1024), country: 'NL' }),
     })
     expect(response.status).toBe(413)
+  })
+
+  it('says Connection: close on a 413 and closes the socket after it (the rest of the body is not read)', async () => {
+    const server = await listen(service)
+    const { port } = new URL(server.baseUrl)
+    /** Everything the server sends on one socket until it closes it (or 5 s pass). */
+    const exchange = (bytes: string) =>
+      new Promise<{ text: string; closedByServer: boolean }>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1')
+        let text = ''
+        const timer = setTimeout(() => {
+          socket.destroy()
+          resolve({ text, closedByServer: false })
+        }, 5_000)
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1')
+        })
+        socket.on('end', () => {
+          clearTimeout(timer)
+          resolve({ text, closedByServer: true })
+        })
+        socket.write(bytes)
+      })
+    const big = 'x'.repeat(300 * 1024)
+    const head = 'POST /v1/entity/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+    try {
+      for (const request of [
+        // Refused on its Content-Length, before any byte of the body is read.
+        `${head}Content-Length: ${big.length}\r\n\r\n${big}`,
+        // Refused while streaming, once the limit is passed.
+        `${head}Transfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`,
+      ]) {
+        const { text, closedByServer } = await exchange(
+          `${request}GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+        )
+        expect(text).toMatch(/^HTTP\/1\.1 413 /)
+        expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
+        expect(text.toLowerCase()).not.toContain('keep-alive')
+        // The pipelined request after it is never answered on this socket: the server closed it.
+        expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+        expect(closedByServer).toBe(true)
+      }
+      // Other refusals keep the connection: a 400 and the next request share one socket.
+      const { text } = await exchange(
+        `${head}Content-Length: 2\r\n\r\n{xGET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      )
+      expect(text).toMatch(/^HTTP\/1\.1 400 /)
+      expect(text).toContain('HTTP/1.1 200 OK')
+    } finally {
+      await server.close()
+    }
   })
 
   it('gives 404 problem details for an unknown path', async () => {

@@ -86,7 +86,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     '*',
     bodyLimit({
       maxSize: maxBodyBytes,
-      onError: (c) => problemResponse(c, 413, `request body is larger than ${maxBodyBytes} bytes`),
+      // The rest of the body is not read: the connection cannot be trusted for another request
+      // (the node adapter stops draining after 500 ms or 64 MB and drops the socket), so the
+      // answer says so, like nginx, and the socket is closed once it is sent.
+      onError: (c) => {
+        c.header('Connection', 'close')
+        return problemResponse(c, 413, `request body is larger than ${maxBodyBytes} bytes`)
+      },
     }),
   )
 
