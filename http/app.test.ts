@@ -206,6 +206,52 @@ describe('HTTP API (foundation)', () => {
     }
   })
 
+  it('answers a known path called with another method 405 with Allow, on every route, public ones too', async () => {
+    const byPath = new Map<string, Set<string>>()
+    for (const route of service.app.routes) {
+      if (route.method === 'ALL') continue
+      byPath.set(route.path, (byPath.get(route.path) ?? new Set()).add(route.method))
+    }
+    expect(byPath.size).toBeGreaterThan(40)
+    /** Every method of every route whose pattern matches the path (`/v1/reports/entity` is also a report id). */
+    const methodsAt = (path: string) =>
+      new Set(
+        [...byPath].flatMap(([pattern, methods]) =>
+          new RegExp(`^${pattern.replace(/:[a-z_]+/g, '[^/]+')}$`).test(path) ? [...methods] : [],
+        ),
+      )
+    for (const routePath of byPath.keys()) {
+      const path = routePath.replace(/:[a-z_]+/g, 'x')
+      const methods = methodsAt(path)
+      const expected = [...methods].flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+      for (const wrong of ['PUT', 'PATCH', ...['GET', 'POST', 'DELETE'].filter((m) => !methods.has(m))]) {
+        // The operator key passes the operator routes' own check, which answers before any route.
+        const response = await call(path, { method: wrong, headers: { 'x-api-key': TEST_ADMIN_KEY } })
+        const label = `${wrong} ${path}`
+        expect(response.status, label).toBe(405)
+        expect(response.headers.get('content-type'), label).toBe('application/problem+json')
+        expect(response.headers.get('allow')?.split(', ').sort(), label).toEqual(expected.sort())
+        expect(await response.json(), label).toMatchObject({
+          type: 'about:blank',
+          title: 'Method Not Allowed',
+          status: 405,
+          detail: expect.stringContaining(`${wrong} is not allowed on ${path}`),
+        })
+      }
+    }
+  })
+
+  it('keeps 404 for unknown paths and the operator check first below /v1/admin', async () => {
+    expect((await call('/v1/sanctions', { method: 'POST' })).status).toBe(404)
+    expect((await call('/health/', { method: 'POST' })).status).toBe(404)
+    const customer = await call('/v1/admin/keys', { headers: { 'x-api-key': freeKey } })
+    expect(customer.status).toBe(403)
+    expect(customer.headers.get('allow')).toBeNull()
+    const health = await call('/health', { method: 'POST' })
+    expect(health.status).toBe(405)
+    expect(health.headers.get('allow')).toBe('GET, HEAD')
+  })
+
   it('gives 404 problem details for an unknown path', async () => {
     const response = await call('/v1/nothing-here')
     expect(response.status).toBe(404)

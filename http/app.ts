@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
 import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
+import { allowedMethodsOf } from './allowed-methods.ts'
 import type { AppEnv } from './env.ts'
 import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
@@ -104,7 +105,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return sendProblem(c, toProblem(error, c.get('requestId') ?? randomUUID(), options.onError))
   })
 
-  app.notFound((c) => problemResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`))
+  // Known only once every route below is registered; built on the first unmatched request.
+  let allowedMethods: ((path: string) => string[]) | undefined
+  app.notFound((c) => {
+    allowedMethods ??= allowedMethodsOf(app.routes)
+    const allowed = allowedMethods(c.req.path)
+    if (allowed.length === 0) return problemResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`)
+    c.header('Allow', allowed.join(', '))
+    return problemResponse(
+      c,
+      405,
+      `${c.req.method} is not allowed on ${c.req.path}; it answers ${allowed.join(', ')} (see the Allow header)`,
+    )
+  })
 
   app.route('/', publicRoutes({ keys: runtime.keys, operations, health }))
   app.route('/v1/admin', adminRoutes(runtime.keys))
