@@ -14,7 +14,8 @@ const headerRef = (name: string) => ref('headers', name)
 
 const problemSchema = {
   type: 'object',
-  description: 'RFC 7807 problem details; 422 detail is an array of {field, message}',
+  description:
+    'RFC 7807 problem details; the detail of a 422, and of a 400 for a missing required field, is an array of {field, message}',
   properties: {
     type: { type: 'string', const: 'about:blank' },
     title: { type: 'string' },
@@ -232,7 +233,9 @@ const problem = (description: string, extraHeaders: Record<string, unknown> = {}
 })
 
 const responses = {
-  BadRequest: problem('Missing body, malformed JSON or unsupported Content-Type'),
+  BadRequest: problem(
+    'A required field missing (detail lists {field, message}, the missing field "is required"), missing body, malformed JSON, a body that is not UTF-8 or an unsupported Content-Type',
+  ),
   Unauthorized: problem('Missing, invalid, revoked or expired key; test key'),
   PaymentRequired: {
     description:
@@ -247,7 +250,9 @@ const responses = {
     { 'Retry-After': headerRef('RetryAfter') },
   ),
   PayloadTooLarge: problem('Request body larger than MAX_BODY_BYTES'),
-  ValidationFailed: problem('Invalid field values; detail lists {field, message}'),
+  ValidationFailed: problem(
+    'Invalid field values (every required field present); detail lists {field, message}',
+  ),
   TooManyRequests: problem('Rate limit, daily limit or monthly cap exceeded (spec: Limits)', {
     'Retry-After': headerRef('RetryAfter'),
     'X-RateLimit-Limit': headerRef('XRateLimitLimit'),

@@ -111,8 +111,10 @@ function openApiOperation(operation: AnyOperation) {
     ...(idempotent ? idempotentSuccessHeaders : {}),
     ...rateLimitSuccessHeaders,
   }
+  // 400: a body that cannot be read, or a required query parameter that is missing (spec: Errors).
+  const requiredQuery = [...required].some((name) => !inPath.has(name))
   const errors = [
-    ...(hasBody ? [400] : []),
+    ...(hasBody || requiredQuery ? [400] : []),
     401,
     ...(priced ? [402] : []),
     403,

@@ -173,6 +173,28 @@ describe('MCP server', () => {
     await client.close()
   })
 
+  it('refuses a missing required argument with the REST 400 and its field list', async () => {
+    const client = await httpClient(sandboxKey)
+    const result = await client.callTool({ name: 'risk_score', arguments: { country: 'nl' } })
+    const rest = await fetch(`${server.baseUrl}/v1/risk/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': sandboxKey },
+      body: JSON.stringify({ country: 'nl' }),
+    })
+    expect(rest.status).toBe(400)
+    const expected = {
+      status: 400,
+      title: 'Bad Request',
+      detail: [
+        { field: 'entity_name', message: 'is required' },
+        { field: 'country', message: 'must be uppercase ISO 3166-1 alpha-2 (NL)' },
+      ],
+    }
+    expect(await rest.json()).toMatchObject(expected)
+    expect(problemOf(result)).toMatchObject(expected)
+    await client.close()
+  })
+
   it('refuses a path argument that is not a well-formed string with the REST 422, never a 500', async () => {
     const customer = await service.runtime.keys.create({ email: 'ids@example.com', tier: 'pro' })
     const withPath = operations.filter((operation) => operation.http.path.includes('{'))

@@ -18,6 +18,7 @@ import {
   WALLET_CHAINS,
   walletAddressSchema,
 } from '../validate/index.ts'
+import { requiredIssue } from '../validate/required-issue.ts'
 import { defineOperation } from './define.ts'
 import { type EntityCheckInput, type EntityCheckResult, runEntityCheck } from './entity-check.ts'
 import type { OperationContext } from './operation-context.ts'
@@ -47,9 +48,9 @@ export const EntityReportInput = z
   .superRefine((input, ctx) => {
     if (input.check_id !== undefined) return
     if (input.entity_name === undefined)
-      ctx.addIssue({ code: 'custom', path: ['entity_name'], message: 'required unless check_id is given' })
+      ctx.addIssue(requiredIssue(['entity_name'], 'is required unless check_id is given'))
     if (input.country === undefined)
-      ctx.addIssue({ code: 'custom', path: ['country'], message: 'required unless check_id is given' })
+      ctx.addIssue(requiredIssue(['country'], 'is required unless check_id is given'))
   })
 
 type ReportInput = z.infer<typeof EntityReportInput>

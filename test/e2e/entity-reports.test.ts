@@ -196,9 +196,15 @@ describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidenc
     const sandbox = await post(DONALD, sandboxKey)
     expect(sandbox.status).toBe(403)
     await sandbox.arrayBuffer()
+    // A missing field is 400 (spec: Errors), still naming it.
     const missing = await post({ country: 'NL' }, keyA)
-    expect(missing.status).toBe(422)
-    expect(JSON.stringify(await missing.json())).toContain('entity_name')
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({
+      detail: [{ field: 'entity_name', message: 'is required unless check_id is given' }],
+    })
+    const wrong = await post({ entity_name: 'Test BV Donald', country: 'nl' }, keyA)
+    expect(wrong.status).toBe(422)
+    expect(await wrong.json()).toMatchObject({ detail: [{ field: 'country' }] })
   })
 
   it("takes check_id of this key's stored entity check; another key's check_id is 404", async () => {

@@ -37,7 +37,7 @@ describe('key revocation and expiry', () => {
   it('lets a holder revoke its own key, stating the forfeited balance; the key gets 401 at once', async () => {
     const { apiKey, keyId } = await fundedKey(12.5)
     expect((await call('POST', '/v1/keys/revoke', apiKey, {})).body).toMatchObject({
-      status: 422,
+      status: 400,
       detail: [{ field: 'confirm', message: 'is required' }],
     })
     const revoked = await call('POST', '/v1/keys/revoke', apiKey, { confirm: true })
