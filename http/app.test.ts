@@ -274,8 +274,14 @@ describe('HTTP API (foundation)', () => {
       headers: { 'x-api-key': freeKey },
       json: VALID_ENTITY,
     })
-    expect(response.status).toBe(403)
-    expect(((await response.json()) as { detail: string }).detail).toContain('insufficient balance')
+    // 402, never 403 (spec: Errors): a problem document, since there is no x402 challenge to give.
+    expect(response.status).toBe(402)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(await response.json()).toMatchObject({
+      status: 402,
+      errorCode: 'insufficient_balance',
+      detail: expect.stringContaining('the key balance does not cover this call'),
+    })
   })
 
   it('keeps KYB for pro keys and above (sandbox keys get the mock)', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
@@ -9,10 +9,10 @@ import type { AppEnv } from './env.ts'
 import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
-import { problemResponse, sendProblem, toProblem } from './problem.ts'
+import { type Problem, problemResponse, sendProblem, toProblem, withInstance } from './problem.ts'
 import { clientAddress, invalidUtf8Message, invalidUtf8Offset } from './request.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
-import { operationRoutes } from './routes/operation-routes.ts'
+import { operationRoutes, routePath } from './routes/operation-routes.ts'
 import { type HealthProbe, publicRoutes } from './routes/public-routes.ts'
 
 export type { AppEnv } from './env.ts'
@@ -42,6 +42,22 @@ export interface AppOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
+
+/**
+ * Adds `instance` and `errorCode` to a problem answer of the route (http/problem.ts
+ * `withInstance`); other answers pass unchanged.
+ */
+const problemInstanceMiddleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next()
+  if (c.res.status < 400 || !c.res.headers.get('content-type')?.startsWith('application/problem+json')) return
+  const { status, headers } = c.res
+  const document = withInstance((await c.res.json()) as Problem, c.req.path)
+  const rewritten = new Headers(headers)
+  rewritten.delete('content-length')
+  // Cleared first: Hono copies the headers of the answer it replaces (the old Content-Length too).
+  c.res = undefined
+  c.res = new Response(JSON.stringify(document), { status, headers: rewritten })
+}
 
 /**
  * A JSON-RPC POST to /mcp with its body checked to be UTF-8 (the SDK's transport would decode it
@@ -82,6 +98,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       isMcpOriginAllowed: mcpOriginCheck(mcpAllowedOrigins),
     }),
   )
+
+  // Problem documents of the entity report routes carry instance and errorCode, whatever produced
+  // them (body limit, validation, the operation, 404/405): registered before the body limit.
+  for (const operation of operations) {
+    if (operation.http.problemInstance) app.use(routePath(operation.http.path), problemInstanceMiddleware)
+  }
 
   app.use(
     '*',

@@ -24,7 +24,7 @@ import { type AnyOperation, invokeOperation, type OperationRuntime } from '../co
 import { toJsonSchema } from '../core/operations/json-schema.ts'
 import type { Receipt } from '../core/payments/charge.ts'
 import type { TierPrices } from '../core/payments/pricing.ts'
-import { toProblem } from '../http/problem.ts'
+import { toProblem, withInstance } from '../http/problem.ts'
 
 export interface McpToolsetOptions {
   runtime: OperationRuntime
@@ -76,6 +76,8 @@ function errorResult(
   error: unknown,
   requestId: string,
   onError: McpToolsetOptions['onError'],
+  /** The REST path the call stands for, when the operation's problems carry `instance`. */
+  instance?: string,
 ): CallToolResult {
   if (error instanceof PaymentRequiredError) {
     const paymentRequired = error.paymentRequired as { error?: unknown }
@@ -83,7 +85,9 @@ function errorResult(
     const wrapped = { [X402_ERROR_KEY]: { code: 402, message, data: paymentRequired } }
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(wrapped) }] }
   }
-  const { problem, retryAfter, rateLimit } = toProblem(error, requestId, onError)
+  const outcome = toProblem(error, requestId, onError)
+  const { retryAfter, rateLimit } = outcome
+  const problem = instance === undefined ? outcome.problem : withInstance(outcome.problem, instance)
   const document = {
     ...problem,
     ...(retryAfter === undefined ? {} : { retryAfter }),
@@ -128,6 +132,15 @@ function resourceUrl(base: string, operation: AnyOperation, args: Record<string,
     return typeof value === 'string' && !LONE_SURROGATE.test(value) ? encodeURIComponent(value) : placeholder
   })
   return `${base}${path}`
+}
+
+/** The path of an absolute URL (a problem's `instance`: what the request path is over REST). */
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url
+  }
 }
 
 /** The quality tiers an operation prices (one tier: there is nothing to choose). */
@@ -267,6 +280,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
       // Arguments that are not an object (a string, an array, null) are input like any other:
       // the pipeline refuses them with the 422 field list, as a tool error.
       const args = params.arguments === undefined ? {} : params.arguments
+      const resource = resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {})
       try {
         const result = await invokeOperation(runtime, operation, {
           apiKey,
@@ -274,7 +288,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           quality: qualityOf(params._meta),
           qualityField: `_meta.${QUALITY_META}`,
           payment: params._meta?.[X402_PAYMENT_META],
-          resourceUrl: resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {}),
+          resourceUrl: resource,
           requestId,
           clientAddress,
         })
@@ -293,7 +307,8 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           ...(meta ? { _meta: meta } : {}),
         }
       } catch (error) {
-        return errorResult(error, requestId, options.onError)
+        const instance = operation.http.problemInstance ? pathOf(resource) : undefined
+        return errorResult(error, requestId, options.onError, instance)
       }
     },
   }
