@@ -205,8 +205,8 @@ class HttpFailure extends Error {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Sends one batch with its Idempotency-Key; a 422 whose problems all name a lead is answered as
- * per-lead errors. `replayed`: the service answered from an earlier call of the same batch.
+ * Sends one batch with its Idempotency-Key; a 422 (or a 400 for a missing field, which carries the
+ * same field list) whose problems all name a lead is answered as per-lead errors. `replayed`: the service answered from an earlier call of the same batch.
  */
 async function verifyBatch(
   url: string,
@@ -246,7 +246,7 @@ async function verifyBatch(
       await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 2000)
       continue
     }
-    if (response.status === 422 && Array.isArray(answer?.detail)) {
+    if ((response.status === 422 || response.status === 400) && Array.isArray(answer?.detail)) {
       // Every lead invalid: not charged; each row gets its own errors.
       const errors = new Map<number, { field: string; message: string }[]>()
       for (const problem of answer.detail as { field: string; message: string }[]) {

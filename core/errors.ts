@@ -6,6 +6,7 @@
 export type ServiceErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  | 'payment_required'
   | 'forbidden'
   | 'not_found'
   | 'conflict'
@@ -52,7 +53,9 @@ export function isServiceError(value: unknown): value is ServiceError {
 }
 
 /**
- * A 402: the caller must pay (x402 challenge) or the payment was rejected. Not a problem document
+ * A 402 with an x402 challenge: the caller must pay (x402 challenge) or the payment was rejected.
+ * (A 402 without a challenge, when this server takes no x402 payments, is a ServiceError with code
+ * `payment_required`: a problem document.) Not a problem document
  * (spec: Authentication, x402 details). Core hands over the challenge as a value; the HTTP adapter
  * sends `body` and the base64 of `paymentRequired` in PAYMENT-REQUIRED, the MCP adapter sends
  * `paymentRequired` as the tool result.

@@ -1,8 +1,9 @@
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineOperation } from '../core/operations/define.ts'
 import type { Service } from '../server/compose.ts'
-import { createTestService, TEST_ADMIN_KEY } from '../test/support/service.ts'
+import { createTestService, listen, TEST_ADMIN_KEY } from '../test/support/service.ts'
 
 const VALID_ENTITY = { entity_name: 'Koninklijke Philips N.V.', country: 'NL', kvk_number: '17001910' }
 
@@ -154,6 +155,103 @@ describe('HTTP API (foundation)', () => {
     expect(response.status).toBe(413)
   })
 
+  it('says Connection: close on a 413 and closes the socket after it (the rest of the body is not read)', async () => {
+    const server = await listen(service)
+    const { port } = new URL(server.baseUrl)
+    /** Everything the server sends on one socket until it closes it (or 5 s pass). */
+    const exchange = (bytes: string) =>
+      new Promise<{ text: string; closedByServer: boolean }>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1')
+        let text = ''
+        const timer = setTimeout(() => {
+          socket.destroy()
+          resolve({ text, closedByServer: false })
+        }, 5_000)
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1')
+        })
+        socket.on('end', () => {
+          clearTimeout(timer)
+          resolve({ text, closedByServer: true })
+        })
+        socket.write(bytes)
+      })
+    const big = 'x'.repeat(300 * 1024)
+    const head = 'POST /v1/entity/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+    try {
+      for (const request of [
+        // Refused on its Content-Length, before any byte of the body is read.
+        `${head}Content-Length: ${big.length}\r\n\r\n${big}`,
+        // Refused while streaming, once the limit is passed.
+        `${head}Transfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`,
+      ]) {
+        const { text, closedByServer } = await exchange(
+          `${request}GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+        )
+        expect(text).toMatch(/^HTTP\/1\.1 413 /)
+        expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
+        expect(text.toLowerCase()).not.toContain('keep-alive')
+        // The pipelined request after it is never answered on this socket: the server closed it.
+        expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+        expect(closedByServer).toBe(true)
+      }
+      // Other refusals keep the connection: a 400 and the next request share one socket.
+      const { text } = await exchange(
+        `${head}Content-Length: 2\r\n\r\n{xGET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      )
+      expect(text).toMatch(/^HTTP\/1\.1 400 /)
+      expect(text).toContain('HTTP/1.1 200 OK')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('answers a known path called with another method 405 with Allow, on every route, public ones too', async () => {
+    const byPath = new Map<string, Set<string>>()
+    for (const route of service.app.routes) {
+      if (route.method === 'ALL') continue
+      byPath.set(route.path, (byPath.get(route.path) ?? new Set()).add(route.method))
+    }
+    expect(byPath.size).toBeGreaterThan(40)
+    /** Every method of every route whose pattern matches the path (`/v1/reports/entity` is also a report id). */
+    const methodsAt = (path: string) =>
+      new Set(
+        [...byPath].flatMap(([pattern, methods]) =>
+          new RegExp(`^${pattern.replace(/:[a-z_]+/g, '[^/]+')}$`).test(path) ? [...methods] : [],
+        ),
+      )
+    for (const routePath of byPath.keys()) {
+      const path = routePath.replace(/:[a-z_]+/g, 'x')
+      const methods = methodsAt(path)
+      const expected = [...methods].flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+      for (const wrong of ['PUT', 'PATCH', ...['GET', 'POST', 'DELETE'].filter((m) => !methods.has(m))]) {
+        // The operator key passes the operator routes' own check, which answers before any route.
+        const response = await call(path, { method: wrong, headers: { 'x-api-key': TEST_ADMIN_KEY } })
+        const label = `${wrong} ${path}`
+        expect(response.status, label).toBe(405)
+        expect(response.headers.get('content-type'), label).toBe('application/problem+json')
+        expect(response.headers.get('allow')?.split(', ').sort(), label).toEqual(expected.sort())
+        expect(await response.json(), label).toMatchObject({
+          type: 'about:blank',
+          title: 'Method Not Allowed',
+          status: 405,
+          detail: expect.stringContaining(`${wrong} is not allowed on ${path}`),
+        })
+      }
+    }
+  })
+
+  it('keeps 404 for unknown paths and the operator check first below /v1/admin', async () => {
+    expect((await call('/v1/sanctions', { method: 'POST' })).status).toBe(404)
+    expect((await call('/health/', { method: 'POST' })).status).toBe(404)
+    const customer = await call('/v1/admin/keys', { headers: { 'x-api-key': freeKey } })
+    expect(customer.status).toBe(403)
+    expect(customer.headers.get('allow')).toBeNull()
+    const health = await call('/health', { method: 'POST' })
+    expect(health.status).toBe(405)
+    expect(health.headers.get('allow')).toBe('GET, HEAD')
+  })
+
   it('gives 404 problem details for an unknown path', async () => {
     const response = await call('/v1/nothing-here')
     expect(response.status).toBe(404)
@@ -176,8 +274,14 @@ describe('HTTP API (foundation)', () => {
       headers: { 'x-api-key': freeKey },
       json: VALID_ENTITY,
     })
-    expect(response.status).toBe(403)
-    expect(((await response.json()) as { detail: string }).detail).toContain('insufficient balance')
+    // 402, never 403 (spec: Errors): a problem document, since there is no x402 challenge to give.
+    expect(response.status).toBe(402)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(await response.json()).toMatchObject({
+      status: 402,
+      errorCode: 'insufficient_balance',
+      detail: expect.stringContaining('the key balance does not cover this call'),
+    })
   })
 
   it('keeps KYB for pro keys and above (sandbox keys get the mock)', async () => {

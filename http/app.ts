@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
 import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
+import { allowedMethodsOf } from './allowed-methods.ts'
 import type { AppEnv } from './env.ts'
 import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
-import { problemResponse, sendProblem, toProblem } from './problem.ts'
-import { clientAddress } from './request.ts'
+import { type Problem, problemResponse, sendProblem, toProblem, withInstance } from './problem.ts'
+import { clientAddress, invalidUtf8Message, invalidUtf8Offset } from './request.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
-import { operationRoutes } from './routes/operation-routes.ts'
+import { operationRoutes, routePath } from './routes/operation-routes.ts'
 import { type HealthProbe, publicRoutes } from './routes/public-routes.ts'
 
 export type { AppEnv } from './env.ts'
@@ -43,6 +44,37 @@ export interface AppOptions {
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
 
 /**
+ * Adds `instance` and `errorCode` to a problem answer of the route (http/problem.ts
+ * `withInstance`); other answers pass unchanged.
+ */
+const problemInstanceMiddleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next()
+  if (c.res.status < 400 || !c.res.headers.get('content-type')?.startsWith('application/problem+json')) return
+  const { status, headers } = c.res
+  const document = withInstance((await c.res.json()) as Problem, c.req.path)
+  const rewritten = new Headers(headers)
+  rewritten.delete('content-length')
+  // Cleared first: Hono copies the headers of the answer it replaces (the old Content-Length too).
+  c.res = undefined
+  c.res = new Response(JSON.stringify(document), { status, headers: rewritten })
+}
+
+/**
+ * A JSON-RPC POST to /mcp with its body checked to be UTF-8 (the SDK's transport would decode it
+ * with U+FFFD replacements), or the JSON-RPC parse error the transport gives malformed JSON, with
+ * HTTP 400, naming the first offending byte.
+ */
+async function utf8McpRequest(raw: Request): Promise<Request | Response> {
+  const bytes = new Uint8Array(await raw.arrayBuffer())
+  const offset = invalidUtf8Offset(bytes)
+  if (offset === undefined) {
+    return new Request(raw.url, { method: raw.method, headers: raw.headers, body: bytes, signal: raw.signal })
+  }
+  const error = { code: -32700, message: `Parse error: ${invalidUtf8Message(bytes, offset)}` }
+  return Response.json({ jsonrpc: '2.0', error, id: null }, { status: 400 })
+}
+
+/**
  * The Hono app: request id, CORS and body limit, one error renderer, then the route groups as sub-apps:
  * public, operator (`/v1/admin`), the other groups, every registry operation, and `/mcp`.
  */
@@ -67,11 +99,23 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   )
 
+  // Problem documents of the entity report routes carry instance and errorCode, whatever produced
+  // them (body limit, validation, the operation, 404/405): registered before the body limit.
+  for (const operation of operations) {
+    if (operation.http.problemInstance) app.use(routePath(operation.http.path), problemInstanceMiddleware)
+  }
+
   app.use(
     '*',
     bodyLimit({
       maxSize: maxBodyBytes,
-      onError: (c) => problemResponse(c, 413, `request body is larger than ${maxBodyBytes} bytes`),
+      // The rest of the body is not read: the connection cannot be trusted for another request
+      // (the node adapter stops draining after 500 ms or 64 MB and drops the socket), so the
+      // answer says so, like nginx, and the socket is closed once it is sent.
+      onError: (c) => {
+        c.header('Connection', 'close')
+        return problemResponse(c, 413, `request body is larger than ${maxBodyBytes} bytes`)
+      },
     }),
   )
 
@@ -83,7 +127,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return sendProblem(c, toProblem(error, c.get('requestId') ?? randomUUID(), options.onError))
   })
 
-  app.notFound((c) => problemResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`))
+  // Known only once every route below is registered; built on the first unmatched request.
+  let allowedMethods: ((path: string) => string[]) | undefined
+  app.notFound((c) => {
+    allowedMethods ??= allowedMethodsOf(app.routes)
+    const allowed = allowedMethods(c.req.path)
+    if (allowed.length === 0) return problemResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`)
+    c.header('Allow', allowed.join(', '))
+    return problemResponse(
+      c,
+      405,
+      `${c.req.method} is not allowed on ${c.req.path}; it answers ${allowed.join(', ')} (see the Allow header)`,
+    )
+  })
 
   app.route('/', publicRoutes({ keys: runtime.keys, operations, health }))
   app.route('/v1/admin', adminRoutes(runtime.keys))
@@ -93,9 +149,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.mcp) {
     const handleMcp = options.mcp
     app.use('/mcp', mcpGuard({ allowedOrigins: mcpAllowedOrigins }))
-    app.all('/mcp', (c) =>
-      handleMcp(c.req.raw, c.req.header('x-api-key'), clientAddress(c, options.trustProxyHops)),
-    )
+    app.all('/mcp', async (c) => {
+      const request = c.req.method === 'POST' ? await utf8McpRequest(c.req.raw) : c.req.raw
+      if (request instanceof Response) return request
+      return handleMcp(request, c.req.header('x-api-key'), clientAddress(c, options.trustProxyHops))
+    })
   }
 
   return app

@@ -14,7 +14,8 @@ const headerRef = (name: string) => ref('headers', name)
 
 const problemSchema = {
   type: 'object',
-  description: 'RFC 7807 problem details; 422 detail is an array of {field, message}',
+  description:
+    'RFC 7807 problem details; the detail of a 422, and of a 400 for a missing required field, is an array of {field, message}',
   properties: {
     type: { type: 'string', const: 'about:blank' },
     title: { type: 'string' },
@@ -91,9 +92,32 @@ const paymentRequiredSchema = {
       required: ['url'],
     },
     accepts: { type: 'array', minItems: 1, items: schemaRef('PaymentRequirements') },
+    top_up: schemaRef('TopUp'),
   },
   required: ['x402Version', 'error', 'accepts'],
   additionalProperties: true,
+}
+
+/** How a key whose balance does not cover a call is topped up (errorCode insufficient_balance). */
+const topUpSchema = {
+  type: 'object',
+  description:
+    'Present with errorCode insufficient_balance: what the call costs from the balance and how to top the key up',
+  properties: {
+    price_usd: { type: 'string', description: 'What this call costs from the key balance (USD)' },
+    balance_url: { type: 'string', description: 'GET it with the key to read the balance' },
+    upgrade_url: {
+      type: 'string',
+      description: 'x402 on: POST it with {tier} replaced to buy balance (paid with x402, credited in full)',
+    },
+    tiers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'x402 on: the top-ups this key can buy (its tier or higher) and their USD amounts',
+    },
+    how: { type: 'string', description: 'How to top up, in words' },
+  },
+  required: ['price_usd', 'balance_url', 'how'],
 }
 
 const verifyResponseSchema = {
@@ -156,12 +180,9 @@ const stringHeader = (description: string, schema: object = { type: 'string' }) 
 
 const headers = {
   XRequestId: stringHeader('Id of this request (quoted in 500 details)'),
-  PaymentRequired: {
-    ...stringHeader(
-      'x402 v2 challenge: base64 of the PaymentRequired JSON (CAIP-2 networks), what @x402/fetch reads',
-    ),
-    required: true,
-  },
+  PaymentRequired: stringHeader(
+    'x402 v2 challenge: base64 of the PaymentRequired JSON (CAIP-2 networks), what @x402/fetch reads. On every 402 with a challenge (application/json); absent only from the problem-document 402 of a server that takes no x402 payments (insufficient_balance)',
+  ),
   PaymentResponse: stringHeader('x402 settlement response, base64 JSON (SettleResponse)'),
   XPaymentResponse: stringHeader('The same as PAYMENT-RESPONSE, for x402 v1 clients'),
   XPaymentVerified: stringHeader('true when the call was paid with x402', { type: 'string', enum: ['true'] }),
@@ -232,13 +253,32 @@ const problem = (description: string, extraHeaders: Record<string, unknown> = {}
 })
 
 const responses = {
-  BadRequest: problem('Missing body, malformed JSON or unsupported Content-Type'),
+  BadRequest: problem(
+    'A required field missing (detail lists {field, message}, the missing field "is required"), missing body, malformed JSON, a body that is not UTF-8 or an unsupported Content-Type',
+  ),
   Unauthorized: problem('Missing, invalid, revoked or expired key; test key'),
   PaymentRequired: {
     description:
-      'Payment required or refused: the x402 challenge, as base64 JSON (x402 v2) in the PAYMENT-REQUIRED header and as the JSON body. Retry with PAYMENT-SIGNATURE (or X-PAYMENT). A key whose balance does not cover the call gets errorCode insufficient_balance.',
+      'Payment required or refused: the x402 challenge, as base64 JSON (x402 v2) in the PAYMENT-REQUIRED header and as the JSON body. Retry with PAYMENT-SIGNATURE (or X-PAYMENT). A key whose balance does not cover the call gets errorCode insufficient_balance and top_up (how to top up). When the server takes no x402 payments there is no challenge: that 402 is a problem document (application/problem+json) with errorCode insufficient_balance and top_up.',
     headers: { ...requestIdHeader, 'PAYMENT-REQUIRED': headerRef('PaymentRequired') },
-    content: { 'application/json': { schema: schemaRef('PaymentRequired') } },
+    content: {
+      'application/json': { schema: schemaRef('PaymentRequired') },
+      'application/problem+json': {
+        schema: {
+          allOf: [
+            schemaRef('Problem'),
+            {
+              type: 'object',
+              properties: {
+                errorCode: { type: 'string', const: 'insufficient_balance' },
+                top_up: schemaRef('TopUp'),
+              },
+              required: ['errorCode', 'top_up'],
+            },
+          ],
+        },
+      },
+    },
   },
   Forbidden: problem('Tier, sandbox or role does not allow this operation'),
   NotFound: problem('Unknown id, or one that belongs to another key'),
@@ -247,7 +287,9 @@ const responses = {
     { 'Retry-After': headerRef('RetryAfter') },
   ),
   PayloadTooLarge: problem('Request body larger than MAX_BODY_BYTES'),
-  ValidationFailed: problem('Invalid field values; detail lists {field, message}'),
+  ValidationFailed: problem(
+    'Invalid field values (every required field present); detail lists {field, message}',
+  ),
   TooManyRequests: problem('Rate limit, daily limit or monthly cap exceeded (spec: Limits)', {
     'Retry-After': headerRef('RetryAfter'),
     'X-RateLimit-Limit': headerRef('XRateLimitLimit'),
@@ -290,6 +332,7 @@ export const components = {
     Problem: problemSchema,
     PaymentRequired: paymentRequiredSchema,
     PaymentRequirements: acceptsItemSchema,
+    TopUp: topUpSchema,
     FacilitatorRequest: facilitatorRequestSchema,
     VerifyResponse: verifyResponseSchema,
     SettleResponse: settleResponseSchema,

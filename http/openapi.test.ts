@@ -22,7 +22,7 @@ type Document = {
   components: {
     securitySchemes: Record<string, { type: string; in?: string; name?: string }>
     responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>
-    headers: Record<string, { required?: boolean }>
+    headers: Record<string, { required?: boolean; description?: string }>
   }
 }
 
@@ -185,11 +185,17 @@ describe('OpenAPI document (GET /openapi.json)', () => {
         expect(operation.responses['402']?.$ref).toBe('#/components/responses/PaymentRequired')
     }
     const challenge = document.components.responses.PaymentRequired
-    expect(challenge?.content).toEqual({
-      'application/json': { schema: { $ref: '#/components/schemas/PaymentRequired' } },
+    expect(challenge?.content?.['application/json']).toEqual({
+      schema: { $ref: '#/components/schemas/PaymentRequired' },
     })
+    // Without x402 a short balance is a 402 problem document with errorCode and top_up, no challenge.
+    expect(JSON.stringify(challenge?.content?.['application/problem+json'])).toContain(
+      '#/components/schemas/TopUp',
+    )
     expect(challenge?.headers?.['PAYMENT-REQUIRED']).toEqual({ $ref: '#/components/headers/PaymentRequired' })
-    expect(document.components.headers.PaymentRequired?.required).toBe(true)
+    expect(document.components.headers.PaymentRequired?.description).toContain(
+      'On every 402 with a challenge',
+    )
   })
 
   it('documents 413 on request bodies, 429 with the rate-limit headers and 503 with Retry-After', () => {

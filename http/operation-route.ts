@@ -90,8 +90,9 @@ export function operationRoute(operation: OperationDescription): RouteDescriptio
         ...(status === 204 ? {} : { content: { 'application/json': operation.restBody } }),
       },
     ],
+    // 400: a body that cannot be read, or a required query parameter that is missing (spec: Errors).
     errors: [
-      ...(placement.hasBody ? [400] : []),
+      ...(placement.hasBody || placement.query.some((name) => required.has(name)) ? [400] : []),
       401,
       ...(priced ? [402] : []),
       403,

@@ -9,6 +9,7 @@ import { statusOf } from './status.ts'
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  402: 'Payment Required',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
@@ -32,6 +33,38 @@ export interface Problem {
 /** RFC 7807 problem details (spec: Errors): type is always about:blank in v1. */
 export function problem(status: number, detail: unknown, extra: Record<string, unknown> = {}): Problem {
   return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, ...extra }
+}
+
+/** The errorCode of a status when the failure names none (the ServiceError code of that status). */
+const ERROR_CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  402: 'payment_required',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  500: 'internal',
+  503: 'unavailable',
+}
+
+/**
+ * A problem document with `instance` (the request path) and `errorCode` (spec: Errors: entity
+ * report errors carry both). A specific errorCode the failure gave (`report_not_found`,
+ * `check_not_found`, `insufficient_balance`, ...) is kept; otherwise it is named after the status
+ * (`missing_field` for a 400 that lists the missing fields). `type` stays about:blank (spec:
+ * Versioning); the codes are listed in docs/company-checks.md.
+ */
+export function withInstance(document: Problem, instance: string): Problem {
+  const status = document.status
+  const errorCode =
+    document.errorCode ??
+    (status === 400 && Array.isArray(document.detail) ? 'missing_field' : ERROR_CODE_BY_STATUS[status]) ??
+    'error'
+  return { ...document, instance: document.instance ?? instance, errorCode }
 }
 
 export interface ProblemOutcome {

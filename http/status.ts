@@ -5,6 +5,7 @@ import type { UsageOutcome } from '../core/usage/usage-recorder.ts'
 const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
   bad_request: 400,
   unauthorized: 401,
+  payment_required: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

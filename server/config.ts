@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto'
 import { z } from 'zod'
 import type { Tier } from '../core/context.ts'
 import {
@@ -29,6 +30,18 @@ function isSecretKey(text: string): boolean {
   if (/^[0-9a-fA-F]{64}$/.test(text)) return true
   return /^[A-Za-z0-9+/]{43}=?$/.test(text) && Buffer.from(text, 'base64').length === 32
 }
+/**
+ * An Ed25519 private key in PKCS#8 PEM, as REPORT_SIGNING_KEY holds it (newlines may be written
+ * as `\n` in one-line environments).
+ */
+function isEd25519PrivateKeyPem(text: string): boolean {
+  try {
+    return createPrivateKey(text.replace(/\\n/g, '\n')).asymmetricKeyType === 'ed25519'
+  } catch {
+    return false
+  }
+}
+
 /** `per-minute/per-day/per-month` for one tier (0: no limit in that window); unset: the default. */
 const tierLimits = optionalString.pipe(
   z
@@ -111,7 +124,15 @@ export const ConfigSchema = z.object({
   OPENAPI_RISK_TOKEN: optionalString,
   // Entity report signing key (Ed25519, PKCS#8 PEM): inline or a file path. Required in production;
   // otherwise generated once and kept sealed (AES-256-GCM, webhook secret keys) in DATA_DIR.
-  REPORT_SIGNING_KEY: optionalString,
+  REPORT_SIGNING_KEY: optionalString.pipe(
+    z
+      .string()
+      .refine(
+        isEd25519PrivateKeyPem,
+        'must be an Ed25519 private key in PKCS#8 PEM (`openssl genpkey -algorithm ed25519`)',
+      )
+      .optional(),
+  ),
   REPORT_SIGNING_KEY_FILE: optionalString,
   // x402 payments (spec: Authentication, x402 details). x402 is on when a payTo is set.
   X402_PAY_TO: optionalString.pipe(

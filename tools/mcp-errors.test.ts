@@ -1,14 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { x402Client } from '@x402/core/client'
 import type { PaymentRequired } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { PRICES } from '../core/payments/pricing.ts'
 import type { Service } from '../server/compose.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../test/support/service.ts'
 import { paymentRequiredOf, problemOf } from '../test/support/tool-errors.ts'
+import { createMcpServer } from './mcp-server.ts'
 
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'
 const BAD_ENTITY = { entity_name: 'A', country: 'NLD', iban: 'NL91ABNA0417164301' }
@@ -279,5 +281,90 @@ describe('MCP errors seen by the official SDK client', () => {
     const message = (await response.json()) as { error?: unknown; result?: { isError?: boolean } }
     expect(message.error).toBeUndefined()
     expect(message.result?.isError).toBe(true)
+  })
+
+  /** One raw JSON-RPC request to /mcp and its JSON answer. */
+  async function rawJsonRpc(message: object): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify(message),
+    })
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+  }
+
+  it.each([
+    [
+      'initialize with a number protocolVersion',
+      'initialize',
+      { protocolVersion: 5 },
+      'params.protocolVersion',
+    ],
+    [
+      'initialize without clientInfo',
+      'initialize',
+      { protocolVersion: '2025-06-18', capabilities: {} },
+      'params.clientInfo',
+    ],
+    ['tools/list with a number cursor', 'tools/list', { cursor: 5 }, 'params.cursor'],
+    [
+      'initialize with capabilities a string',
+      'initialize',
+      { protocolVersion: '2025-06-18', capabilities: 'all', clientInfo: { name: 't', version: '1' } },
+      'params.capabilities',
+    ],
+  ])(
+    'answers %s with -32602 Invalid params naming the field, not -32603 with a zod dump',
+    async (_what, method, params, field) => {
+      const { status, body } = await rawJsonRpc({ jsonrpc: '2.0', id: 11, method, params })
+      expect(status).toBe(200)
+      expect(body).toMatchObject({
+        jsonrpc: '2.0',
+        id: 11,
+        error: {
+          code: -32602,
+          message: expect.stringMatching(
+            new RegExp(`^Invalid params for ${method}: .*${field.replace('.', '\\.')}: `),
+          ),
+          data: { fields: expect.arrayContaining([expect.objectContaining({ field })]) },
+        },
+      })
+      expect(JSON.stringify(body)).not.toContain('"code":"invalid_type"')
+      expect(body).not.toHaveProperty('result')
+    },
+  )
+
+  it('still answers well-formed initialize, tools/list and ping', async () => {
+    const init = await rawJsonRpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    })
+    expect(init.body).toMatchObject({ id: 1, result: { serverInfo: { name: 'validation-service' } } })
+    const list = await rawJsonRpc({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
+    expect((list.body.result as { tools: unknown[] }).tools.length).toBeGreaterThan(5)
+    expect((await rawJsonRpc({ jsonrpc: '2.0', id: 3, method: 'ping' })).body).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      result: {},
+    })
+  })
+
+  it('answers malformed params over the in-memory transport (stdio path) the same way', async () => {
+    const mcp = createMcpServer(service.mcp, { apiKey: sandboxKey })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    const answers: unknown[] = []
+    clientSide.onmessage = (message) => void answers.push(message)
+    await mcp.connect(serverSide)
+    await clientSide.start()
+    await clientSide.send({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 5 } })
+    await vi.waitFor(() => expect(answers).toHaveLength(1))
+    expect(answers[0]).toMatchObject({ id: 9, error: { code: -32602 } })
+    await mcp.close()
   })
 })

@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { operations } from '../core/operations/index.ts'
 import type { Service } from '../server/compose.ts'
 import { createTestService, listen } from '../test/support/service.ts'
+import { problemOf } from '../test/support/tool-errors.ts'
 import { createMcpServer } from './mcp-server.ts'
 
 const ENTITY = { entity_name: 'ASML Holding N.V.', country: 'NL', kvk_number: '17085815' }
@@ -170,5 +171,49 @@ describe('MCP server', () => {
     })
     expect(result.structuredContent).toMatchObject({ mock: true, entity_name: 'ASML', country: 'NL' })
     await client.close()
+  })
+
+  it('refuses a missing required argument with the REST 400 and its field list', async () => {
+    const client = await httpClient(sandboxKey)
+    const result = await client.callTool({ name: 'risk_score', arguments: { country: 'nl' } })
+    const rest = await fetch(`${server.baseUrl}/v1/risk/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': sandboxKey },
+      body: JSON.stringify({ country: 'nl' }),
+    })
+    expect(rest.status).toBe(400)
+    const expected = {
+      status: 400,
+      title: 'Bad Request',
+      detail: [
+        { field: 'entity_name', message: 'is required' },
+        { field: 'country', message: 'must be uppercase ISO 3166-1 alpha-2 (NL)' },
+      ],
+    }
+    expect(await rest.json()).toMatchObject(expected)
+    expect(problemOf(result)).toMatchObject(expected)
+    await client.close()
+  })
+
+  it('refuses a path argument that is not a well-formed string with the REST 422, never a 500', async () => {
+    const customer = await service.runtime.keys.create({ email: 'ids@example.com', tier: 'pro' })
+    const withPath = operations.filter((operation) => operation.http.path.includes('{'))
+    expect(withPath.length).toBeGreaterThan(3)
+    const hostile: unknown[] = ['\ud800', 'a\udfffb', 42, true, null, [], ['x'], {}, { toString: 1 }]
+    for (const operation of withPath) {
+      const [, name] = /\{([a-z_][a-z0-9_]*)\}/.exec(operation.http.path) ?? []
+      for (const value of hostile) {
+        const result = await service.mcp.call(
+          { name: operation.id, arguments: { [name!]: value } },
+          customer.apiKey,
+        )
+        const label = `${operation.id} ${JSON.stringify(value)}`
+        expect(result.isError, label).toBe(true)
+        expect(problemOf(result), label).toMatchObject({
+          status: 422,
+          detail: expect.arrayContaining([expect.objectContaining({ field: name })]),
+        })
+      }
+    }
   })
 })

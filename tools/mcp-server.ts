@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   type CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -22,7 +28,7 @@ import {
 } from '../core/operations/index.ts'
 import type { Receipt } from '../core/payments/charge.ts'
 import { type TierPrices, tierView } from '../core/payments/pricing.ts'
-import { toProblem } from '../http/problem.ts'
+import { toProblem, withInstance } from '../http/problem.ts'
 
 export interface McpToolsetOptions {
   runtime: OperationRuntime
@@ -74,6 +80,8 @@ function errorResult(
   error: unknown,
   requestId: string,
   onError: McpToolsetOptions['onError'],
+  /** The REST path the call stands for, when the operation's problems carry `instance`. */
+  instance?: string,
 ): CallToolResult {
   if (error instanceof PaymentRequiredError) {
     const paymentRequired = error.paymentRequired as { error?: unknown }
@@ -81,7 +89,9 @@ function errorResult(
     const wrapped = { [X402_ERROR_KEY]: { code: 402, message, data: paymentRequired } }
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(wrapped) }] }
   }
-  const { problem, retryAfter, rateLimit } = toProblem(error, requestId, onError)
+  const outcome = toProblem(error, requestId, onError)
+  const { retryAfter, rateLimit } = outcome
+  const problem = instance === undefined ? outcome.problem : withInstance(outcome.problem, instance)
   const document = {
     ...problem,
     ...(retryAfter === undefined ? {} : { retryAfter }),
@@ -111,9 +121,30 @@ function receiptMeta(receipt: Receipt): Record<string, unknown> | undefined {
   return { [X402_PAYMENT_RESPONSE_META]: response }
 }
 
-/** The REST resource a tool call stands for, path parameters filled in from its arguments. */
+/** In a `u` pattern a surrogate pair is one code point, so this matches only a lone half. */
+const LONE_SURROGATE = /\p{Surrogate}/u
+
+/**
+ * The REST resource a tool call stands for, path parameters filled in from its arguments. Built
+ * before the arguments are validated, so it takes only what can be encoded: a parameter that is
+ * not a well-formed string (a number, an object, a lone surrogate) keeps its `{name}` placeholder
+ * and is then refused by validation like over REST (422 naming it), never a 500.
+ */
 function resourceUrl(base: string, operation: AnyOperation, args: Record<string, unknown>): string {
-  return `${base}${fillPath(operation.http.path, (name) => String(args[name] ?? ''))}`
+  const path = fillPath(operation.http.path, (name) => {
+    const value = Object.hasOwn(args, name) ? args[name] : undefined
+    return typeof value === 'string' && !LONE_SURROGATE.test(value) ? value : undefined
+  })
+  return `${base}${path}`
+}
+
+/** The path of an absolute URL (a problem's `instance`: what the request path is over REST). */
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url
+  }
 }
 
 function priceSentence(label: string, prices: TierPrices): string {
@@ -231,6 +262,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
       // Arguments that are not an object (a string, an array, null) are input like any other:
       // the pipeline refuses them with the 422 field list, as a tool error.
       const args = params.arguments === undefined ? {} : params.arguments
+      const resource = resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {})
       try {
         const result = await invokeOperation(runtime, operation, {
           apiKey,
@@ -238,7 +270,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           quality: qualityOf(params._meta),
           qualityField: `_meta.${QUALITY_META}`,
           payment: params._meta?.[X402_PAYMENT_META],
-          resourceUrl: resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {}),
+          resourceUrl: resource,
           requestId,
           clientAddress,
         })
@@ -257,7 +289,8 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           ...(meta ? { _meta: meta } : {}),
         }
       } catch (error) {
-        return errorResult(error, requestId, options.onError)
+        const instance = operation.http.problemInstance ? pathOf(resource) : undefined
+        return errorResult(error, requestId, options.onError, instance)
       }
     },
   }
@@ -270,12 +303,77 @@ const ToolCallParamsSchema = z.object({
   _meta: z.record(z.string(), z.unknown()).optional(),
 })
 
+/** What the check needs of an SDK request schema (they are zod v4 schemas of different shapes). */
+interface RequestSchema {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true }
+    | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } }
+}
+
+/**
+ * Requests the SDK's own handlers parse with these schemas. The SDK parses inside the handler, so
+ * a malformed one would come back as -32603 Internal error carrying the zod issues as JSON text;
+ * they are checked before delivery instead and answered -32602 Invalid params naming the fields.
+ * (tools/call is parsed by this server's own handler below, with the same answer.)
+ */
+const SDK_PARSED_REQUESTS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['ping', PingRequestSchema],
+])
+
+/** The -32602 answer to a request whose params its method's schema refuses; undefined when they pass. */
+export function invalidParamsResponse(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
+  if (!isJSONRPCRequest(message)) return undefined
+  const schema = SDK_PARSED_REQUESTS.get(message.method)
+  if (!schema) return undefined
+  const parsed = schema.safeParse(message)
+  if (parsed.success) return undefined
+  const problems = parsed.error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.') || '(request)'
+    return { field, message: issue.message }
+  })
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params for ${message.method}: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+      data: { fields: problems },
+    },
+  }
+}
+
+/**
+ * The SDK's Server, checking the params of the requests its own handlers parse before they are
+ * delivered (SDK_PARSED_REQUESTS). The check is installed on the transport's `onmessage` just
+ * before the transport starts, so no message reaches the protocol unchecked (stdio, Streamable
+ * HTTP and in-memory alike).
+ */
+class ParamsCheckingServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    const start = transport.start.bind(transport)
+    transport.start = async () => {
+      const deliver = transport.onmessage
+      transport.onmessage = (message, extra) => {
+        const refusal = invalidParamsResponse(message)
+        if (!refusal) return deliver?.(message, extra)
+        transport.send(refusal).catch((error: unknown) => transport.onerror?.(error as Error))
+      }
+      await start()
+    }
+    await super.connect(transport)
+  }
+}
+
 /**
  * An MCP protocol endpoint over a toolset. The caller's key travels as the SDK's `authInfo`
  * (the HTTP handler passes X-API-Key); `apiKey` is the fixed key of a stdio session.
  */
 export function createMcpServer(toolset: McpToolset, options: { apiKey?: string } = {}): Server {
-  const server = new Server(
+  const server = new ParamsCheckingServer(
     { name: 'validation-service', version: toolset.version },
     { capabilities: { tools: {} } },
   )

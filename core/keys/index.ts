@@ -9,5 +9,11 @@ export {
   TIERS,
   tierAtLeast,
 } from './api-keys.ts'
-export { AdminCreateKeyInput, AdminCreditInput, AdminExpireInput, CreateKeyInput } from './key-schemas.ts'
+export {
+  AdminCreateKeyInput,
+  AdminCreditInput,
+  AdminExpireInput,
+  AdminKeyPath,
+  CreateKeyInput,
+} from './key-schemas.ts'
 export { keyUsageView } from './key-views.ts'

@@ -37,6 +37,15 @@ export const AdminCreateKeyInput = z
   })
   .strict()
 
+/**
+ * The `{key_id}` of an operator key route. Checked like any input before it reaches the database:
+ * a NUL or another control character is a 422 naming `key_id` (PostgreSQL text refuses NUL), an
+ * unknown well-formed id a 404.
+ */
+export const AdminKeyPath = z
+  .object({ key_id: z.string().min(1).max(100).describe('Id of the key (key_id from its creation)') })
+  .strict()
+
 /** POST /v1/admin/keys/{key_id}/credit: the operator adds prepaid balance. */
 export const AdminCreditInput = z
   .object({ amount_usd: usdAmount.describe('Balance to add, in USD') })

@@ -13,6 +13,7 @@ import {
   validateDomain,
   vatNumberSchema,
 } from '../validate/index.ts'
+import { requiredIssue } from '../validate/required-issue.ts'
 import { LEAD_ACTIONS, LEAD_CHECKS, LEAD_FLAGS, LEAD_SEVERITIES } from './lead-flags.ts'
 
 /** Countries lead verification covers (spec: "Verifies one NL or BE lead"). */
@@ -136,12 +137,7 @@ export const LeadsVerifyInput = z
       return
     }
     if (single.country === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['country'],
-        message: 'is required (or send leads)',
-        input: undefined,
-      })
+      ctx.addIssue(requiredIssue(['country'], 'is required (or send leads)'))
       return
     }
     leadRules(single as Lead, ctx)

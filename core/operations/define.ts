@@ -28,6 +28,11 @@ export interface OperationHttp {
    * `text/html` (Accept) or says `?format=html` (GET /v1/reports/{report_id}).
    */
   html?: (output: never) => string
+  /**
+   * Its error answers (problem documents, REST and MCP) also carry `instance`, the request path,
+   * and an `errorCode` (spec: Errors: entity report errors carry instance and errorCode).
+   */
+  problemInstance?: boolean
 }
 
 /**

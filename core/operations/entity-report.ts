@@ -18,6 +18,7 @@ import {
   WALLET_CHAINS,
   walletAddressSchema,
 } from '../validate/index.ts'
+import { requiredIssue } from '../validate/required-issue.ts'
 import { defineOperation } from './define.ts'
 import { type EntityCheckInput, type EntityCheckResult, runEntityCheck } from './entity-check.ts'
 import type { OperationContext } from './operation-context.ts'
@@ -47,9 +48,9 @@ export const EntityReportInput = z
   .superRefine((input, ctx) => {
     if (input.check_id !== undefined) return
     if (input.entity_name === undefined)
-      ctx.addIssue({ code: 'custom', path: ['entity_name'], message: 'required unless check_id is given' })
+      ctx.addIssue(requiredIssue(['entity_name'], 'is required unless check_id is given'))
     if (input.country === undefined)
-      ctx.addIssue({ code: 'custom', path: ['country'], message: 'required unless check_id is given' })
+      ctx.addIssue(requiredIssue(['country'], 'is required unless check_id is given'))
   })
 
 type ReportInput = z.infer<typeof EntityReportInput>
@@ -290,7 +291,7 @@ export async function buildEntityReport(input: ReportInput, ctx: OperationContex
 
 export const entityReport = defineOperation({
   id: 'entity_report',
-  http: { method: 'POST', path: '/v1/reports/entity' },
+  http: { method: 'POST', path: '/v1/reports/entity', problemInstance: true },
   summary: 'Signed entity report from one real check: sanctions, PEP, domain, risk, correlations, evidence',
   description:
     "Runs one real entity check (or takes check_id of one this caller stored) and builds a report a compliance officer can file: entity, sanctions, PEP/RCA, domain, risk, every finding and source with its status, correlations with this caller's earlier reports, and evidence anyone can verify offline (evidence.report_hash: SHA-256 over the RFC 8785 canonical JSON of the report without evidence; evidence.signature: Ed25519 detached JWS over the same bytes, key in /.well-known/jwks.json). Sandbox keys get 403. Fixed price; the quality tier does not apply (the check always runs fresh).",
@@ -318,6 +319,7 @@ export const reportGet = defineOperation({
     method: 'GET',
     path: '/v1/reports/{report_id}',
     html: (output: EntityReport) => reportHtml(output),
+    problemInstance: true,
   },
   title: 'Get a report',
   summary: "A stored entity report of this key, exactly as delivered (404 for unknown or another key's)",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { type FieldError, ServiceError } from '../errors.ts'
+import { requiredIssue } from '../validate/required-issue.ts'
 import { EntityCheckInput } from './entity-check.ts'
 import { fieldErrors, parseWith, textErrors } from './parse.ts'
 
@@ -15,21 +16,74 @@ const Sample = z
   })
   .strict()
 
-/** The 422 field errors parseWith throws for `raw`; fails the test if it parses. */
-function errorsOf(schema: z.ZodType, raw: unknown): FieldError[] {
+/** The refusal parseWith throws for `raw`; fails the test if it parses. */
+function refusalOf(schema: z.ZodType, raw: unknown): ServiceError {
   try {
     parseWith(schema, raw)
   } catch (error) {
     expect(error).toBeInstanceOf(ServiceError)
-    expect((error as ServiceError).code).toBe('validation_failed')
-    return (error as ServiceError).fields ?? []
+    return error as ServiceError
   }
   throw new Error(`expected ${JSON.stringify(raw)} to be refused`)
+}
+
+/**
+ * The field errors parseWith throws for `raw`: 400 (bad_request) when a required field is
+ * missing, else 422 (validation_failed); fails the test if it parses.
+ */
+function errorsOf(schema: z.ZodType, raw: unknown): FieldError[] {
+  const refusal = refusalOf(schema, raw)
+  const fields = refusal.fields ?? []
+  const missing = fields.some((field) => /^is required/.test(field.message))
+  expect(refusal.code).toBe(missing ? 'bad_request' : 'validation_failed')
+  return fields
 }
 
 describe('parseWith field errors', () => {
   it('returns the parsed value when the input is valid', () => {
     expect(parseWith(Sample, { name: 'x', count: 2 })).toEqual({ name: 'x', count: 2 })
+  })
+
+  it('refuses a missing required field with 400 (bad_request), still naming it', () => {
+    const refusal = refusalOf(Sample, {})
+    expect(refusal.code).toBe('bad_request')
+    expect(refusal.fields).toEqual([{ field: 'name', message: 'is required' }])
+    // Nested: a required member of an optional object that was sent.
+    expect(refusalOf(Sample, { name: 'x', size: { min: 1 } }).code).toBe('bad_request')
+  })
+
+  it('refuses wrong values with 422 (validation_failed) when nothing required is missing', () => {
+    expect(refusalOf(Sample, { name: 5 }).code).toBe('validation_failed')
+    expect(refusalOf(Sample, { name: 'x', extra: 1 }).code).toBe('validation_failed')
+    expect(refusalOf(Sample, null).code).toBe('validation_failed')
+  })
+
+  it('refuses a request with a missing field and a wrong value with 400, listing both', () => {
+    const refusal = refusalOf(EntityCheckInput, { country: 'nl' })
+    expect(refusal.code).toBe('bad_request')
+    expect(refusal.fields).toEqual([
+      { field: 'entity_name', message: 'is required' },
+      { field: 'country', message: 'must be uppercase ISO 3166-1 alpha-2 (NL)' },
+    ])
+  })
+
+  it('counts a field a refinement requires (requiredIssue) as missing: 400', () => {
+    const schema = z
+      .object({ a: z.string().optional(), b: z.string().optional() })
+      .strict()
+      .superRefine((input, ctx) => {
+        if (input.a === undefined && input.b === undefined)
+          ctx.addIssue(requiredIssue(['a'], 'is required unless b is sent'))
+        if (input.b === 'bad') ctx.addIssue({ code: 'custom', path: ['b'], message: 'is not good' })
+      })
+    expect(refusalOf(schema, {})).toMatchObject({
+      code: 'bad_request',
+      fields: [{ field: 'a', message: 'is required unless b is sent' }],
+    })
+    expect(refusalOf(schema, { b: 'bad' })).toMatchObject({
+      code: 'validation_failed',
+      fields: [{ field: 'b', message: 'is not good' }],
+    })
   })
 
   it('says "is required" for a missing field', () => {

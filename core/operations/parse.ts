@@ -1,10 +1,11 @@
 import type { z } from 'zod'
 import { type FieldError, ServiceError } from '../errors.ts'
+import { MISSING_FIELD } from '../validate/required-issue.ts'
 
 type Issue = z.core.$ZodIssue
 
 /**
- * Maps zod issues to the spec's 422 detail: `{field, message}` with field names as sent (dotted
+ * Maps zod issues to the spec's 400/422 detail: `{field, message}` with field names as sent (dotted
  * for nested fields). Needs issues parsed with `reportInput: true` (as `parseWith` does) to tell
  * a missing field ("is required") from one of the wrong type ("expected string, received number").
  */
@@ -68,13 +69,30 @@ export function textErrors(value: unknown, path: readonly string[] = []): FieldE
   return []
 }
 
-/** Parses with a schema, throwing the spec's 422 (detail = field errors) on failure. */
+/** A field that was not sent at all (zod's own issue, or one made by `requiredIssue` in core/validate). */
+function isMissingField(issue: Issue): boolean {
+  if (issue.code === 'custom') return issue.params?.[MISSING_FIELD] === true
+  if (issue.code !== 'invalid_type' && issue.code !== 'invalid_value' && issue.code !== 'invalid_union') {
+    return false
+  }
+  return 'input' in issue && issue.input === undefined
+}
+
+/**
+ * Parses with a schema. Failures carry the `{field, message}` list (spec: Errors): 400 when a
+ * required field is missing (the list still names every problem, the missing field `is required`),
+ * 422 when every field is there but some values are wrong.
+ */
 export function parseWith<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const badText = textErrors(raw)
   if (badText.length > 0) throw new ServiceError('validation_failed', 'invalid request', { fields: badText })
   const parsed = schema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {
-    throw new ServiceError('validation_failed', 'invalid request', { fields: fieldErrors(parsed.error) })
+    const fields = fieldErrors(parsed.error)
+    if (parsed.error.issues.some(isMissingField)) {
+      throw new ServiceError('bad_request', 'a required field is missing', { fields })
+    }
+    throw new ServiceError('validation_failed', 'invalid request', { fields })
   }
   return parsed.data
 }

@@ -3,6 +3,7 @@ import { entityHash, inputHash, nameIdentity, ownerOf, runCompanyCheck, runTiere
 import { PRICES } from '../payments/pricing.ts'
 import { CLUSTERS, type Cluster, clusterForScore, reputationOf } from '../scoring/index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
+import { requiredIssue } from '../validate/required-issue.ts'
 import { CheckEnvelopeFields, SourceStatusSchema } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { companyCheckDeps, type OperationContext } from './operation-context.ts'
@@ -33,11 +34,7 @@ export const ReputationScoreInput = z
       ctx.addIssue({ code: 'custom', path: ['cluster'], message: 'needs trust_score' })
     }
     if (input.country === undefined && (input.trust_score === undefined || input.cluster === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['country'],
-        message: 'is required unless trust_score and cluster are sent',
-      })
+      ctx.addIssue(requiredIssue(['country'], 'is required unless trust_score and cluster are sent'))
     }
   })
   // The same rule in the JSON Schema (OpenAPI, MCP inputSchema), not only in prose.

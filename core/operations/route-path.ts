@@ -11,9 +11,15 @@ export function pathParameters(path: string): string[] {
   return [...path.matchAll(PATH_PARAMETER)].map((match) => match[1] as string)
 }
 
-/** The path with every parameter replaced by its value, URL-encoded. */
-export function fillPath(path: string, value: (name: string) => string): string {
-  return path.replace(PATH_PARAMETER, (_match, name: string) => encodeURIComponent(value(name)))
+/**
+ * The path with every parameter replaced by its value, URL-encoded; a parameter whose value is
+ * undefined keeps its `{name}` placeholder.
+ */
+export function fillPath(path: string, value: (name: string) => string | undefined): string {
+  return path.replace(PATH_PARAMETER, (match, name: string) => {
+    const filled = value(name)
+    return filled === undefined ? match : encodeURIComponent(filled)
+  })
 }
 
 /** The path in router syntax: `/v1/reports/{report_id}` -> `/v1/reports/:report_id`. */

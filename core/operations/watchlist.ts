@@ -12,6 +12,7 @@ import {
   validateWalletForChain,
   walletChainSchema,
 } from '../validate/index.ts'
+import { requiredIssue } from '../validate/required-issue.ts'
 import { monitoringOf } from './compliance-alerts.ts'
 import { defineOperation } from './define.ts'
 import { keyCallerOf, type OperationContext } from './operation-context.ts'
@@ -59,7 +60,7 @@ export const WatchlistAddInput = z
       if (input.country) problem('country', 'not used for type wallet')
     } else {
       if (input.chain) problem('chain', 'only for type wallet')
-      if (!input.country) problem('country', 'is required for type registration')
+      if (!input.country) context.addIssue(requiredIssue(['country'], 'is required for type registration'))
       else if (input.country === 'NL') {
         const kvk = validateKvkNumber(input.value)
         if (!kvk.ok) problem('value', kvk.message)

@@ -118,9 +118,37 @@ describe('payment gate (unit, fake keys)', () => {
     expect(challenge.accepts[0]?.amount).toBe(usd('0.60').toString())
   })
 
-  it('answers 403 instead when x402 is off, and 401 to a keyless caller', async () => {
+  it('says in that challenge how to top up: the price, the balance route and the upgrades the key can buy', async () => {
+    const gate = createPaymentGate({ reservations: fakeKeys(usd('0.10')).reservations as never, clock, x402 })
+    const pro: Caller = { ...KEY, tier: 'pro' } as Caller
+    const error = (await gate.open(request(pro)).catch((e) => e)) as PaymentRequiredError
+    const expected = {
+      errorCode: 'insufficient_balance',
+      error: expect.stringContaining('top up the key with POST /v1/keys/upgrade/{tier}'),
+      top_up: {
+        price_usd: '0.58',
+        balance_url: 'http://x/v1/keys/usage',
+        upgrade_url: 'http://x/v1/keys/upgrade/{tier}',
+        tiers: { pro: '100.00', enterprise: '500.00' },
+      },
+    }
+    expect(error.paymentRequired).toMatchObject(expected)
+    expect(error.body).toMatchObject(expected)
+  })
+
+  it('answers 402 without a challenge when x402 is off (the operator tops up), and 401 to a keyless caller', async () => {
     const gate = createPaymentGate({ reservations: fakeKeys(0n).reservations as never, clock })
-    await expect(gate.open(request(KEY))).rejects.toMatchObject({ code: 'forbidden' })
+    const refusal = await gate.open(request(KEY)).catch((e) => e)
+    expect(refusal).not.toBeInstanceOf(PaymentRequiredError)
+    expect(refusal).toMatchObject({
+      code: 'payment_required',
+      message: expect.stringContaining('this server takes no x402 payments, so its operator tops up keys'),
+      extra: {
+        errorCode: 'insufficient_balance',
+        top_up: { price_usd: '0.58', balance_url: 'http://x/v1/keys/usage', how: expect.any(String) },
+      },
+    })
+    expect(refusal.extra.top_up).not.toHaveProperty('upgrade_url')
     await expect(gate.open(request({ kind: 'anonymous' }))).rejects.toMatchObject({ code: 'unauthorized' })
   })
 

@@ -1,6 +1,8 @@
 import type { Caller, Clock } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
+import { tierAtLeast } from '../keys/api-keys.ts'
 import type { KeyReservations } from '../keys/reservations.ts'
+import { formatUsdShort } from '../money.ts'
 import { buildPaymentChallenge } from './challenge.ts'
 import {
   type Charge,
@@ -16,6 +18,7 @@ import type { SettlementService } from './ledger/settle-and-retry.ts'
 import type { SettlementLedger } from './ledger/settlement-ledger.ts'
 import type { PaymentConfig } from './networks.ts'
 import type { FundsCheck } from './payment-schemes.ts'
+import { KEY_UPGRADE_PRICES, UPGRADE_TIERS, type UpgradeTier } from './pricing.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from './requirements.ts'
 import { buildPaymentResponse, type SettleResult } from './settle-result.ts'
 import type { PaymentSource, PaymentVerifier } from './verify-payment.ts'
@@ -135,10 +138,86 @@ export function settlementReceipt(
   }
 }
 
+/** What a key whose balance does not cover a call is told about topping it up (the 402's `top_up`). */
+export interface TopUpAdvice {
+  /** What this call costs from the balance (USD). */
+  price_usd: string
+  /** Where the key holder reads the balance. */
+  balance_url: string
+  /** x402 on: where a top-up is bought, `{tier}` one of `tiers`; absent when only the operator credits keys. */
+  upgrade_url?: string
+  /** x402 on: the top-ups this key can buy (its tier or higher), USD credited in full. */
+  tiers?: Partial<Record<UpgradeTier, string>>
+  /** How to top up, in words. */
+  how: string
+}
+
+/**
+ * The 402 of a key whose balance does not cover a call (spec: 402, never 403), with
+ * `errorCode: insufficient_balance` and how to top up. With x402 on it is the challenge, so the
+ * same call can also be paid per call at once; with x402 off there is nothing to pay per call, so
+ * it is a problem document (402, no PAYMENT-REQUIRED) saying that the operator credits keys.
+ */
+function insufficientBalance(
+  request: ChargeRequest & { caller: Extract<Caller, { kind: 'key' }> },
+  requirements: PaymentRequirement[] | undefined,
+): Error {
+  const price = chargeAmount(request, 'account') ?? 0n
+  const base = originOf(request.resourceUrl)
+  const caller = request.caller
+  if (requirements) {
+    const tiers = Object.fromEntries(
+      UPGRADE_TIERS.filter((tier) => tier === caller.tier || !tierAtLeast(caller.tier, tier)).map((tier) => [
+        tier,
+        formatUsdShort(KEY_UPGRADE_PRICES[tier]),
+      ]),
+    )
+    const topUp: TopUpAdvice = {
+      price_usd: formatUsdShort(price),
+      balance_url: `${base}/v1/keys/usage`,
+      upgrade_url: `${base}/v1/keys/upgrade/{tier}`,
+      tiers,
+      how: 'POST the upgrade URL with the tier; it is paid with x402 and the amount is credited to this key in full',
+    }
+    const message = `the key balance does not cover this call (${formatUsdShort(price)} USD): top up the key with POST /v1/keys/upgrade/{tier} (paid with x402: ${Object.entries(
+      tiers,
+    )
+      .map(([tier, amount]) => `${tier} ${amount} USD`)
+      .join(', ')}), or pay this call itself with x402 (accepts)`
+    const challenge = buildPaymentChallenge(requirements, { code: 'insufficient_balance', message })
+    return new PaymentRequiredError(
+      {
+        body: { ...challenge.body, top_up: topUp },
+        paymentRequired: { ...challenge.paymentRequired, top_up: topUp },
+      },
+      message,
+    )
+  }
+  const topUp: TopUpAdvice = {
+    price_usd: formatUsdShort(price),
+    balance_url: `${base}/v1/keys/usage`,
+    how: 'this server takes no x402 payments, so keys are topped up by its operator: ask them to credit this key',
+  }
+  return new ServiceError(
+    'payment_required',
+    `the key balance does not cover this call (${formatUsdShort(price)} USD); this server takes no x402 payments, so its operator tops up keys: ask them to credit this key (balance: GET /v1/keys/usage)`,
+    { extra: { errorCode: 'insufficient_balance', top_up: topUp } },
+  )
+}
+
+/** The scheme, host and port of an absolute URL (the resource a challenge is for). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return ''
+  }
+}
+
 /**
  * The one charging path (DESIGN: Payments): a payment, when sent, pays per call at the x402
- * price; otherwise a live key pays from its balance at the account price; anyone else, or a key
- * whose balance does not cover the call, gets the 402 challenge.
+ * price; otherwise a live key pays from its balance at the account price; anyone else gets the
+ * 402 challenge, and a key whose balance does not cover the call a 402 that says how to top up.
  */
 export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
   const { reservations, x402 } = options
@@ -180,18 +259,7 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
         await request.admit?.(keyCaller)
         const charge = await openAccountCharge(reservations, { ...request, caller: keyCaller })
         if (charge) return charge
-        if (requirements) {
-          throw new PaymentRequiredError(
-            buildPaymentChallenge(requirements, {
-              code: 'insufficient_balance',
-              message: 'the key balance does not cover this call; top up or pay this call with x402',
-            }),
-          )
-        }
-        throw new ServiceError(
-          'forbidden',
-          'insufficient balance: top up the key (POST /v1/keys/upgrade/{tier})',
-        )
+        throw insufficientBalance({ ...request, caller: keyCaller }, requirements)
       }
       if (requirements) throw new PaymentRequiredError(buildPaymentChallenge(requirements))
       throw new ServiceError(

@@ -22,7 +22,13 @@ const adminCreatedKeySchema = {
   required: ['api_key', ...((keyUsageSchema.required as string[] | undefined) ?? [])],
 }
 
-const keyIdParameter = { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } } as const
+const keyIdParameter = {
+  name: 'key_id',
+  in: 'path',
+  required: true,
+  description: 'key_id from the key creation; a control character in it is a 422, an unknown id a 404',
+  schema: { type: 'string', minLength: 1, maxLength: 100 },
+} as const
 
 const adminKeysCreate: RouteDescription = {
   id: 'admin_keys_create',
@@ -61,7 +67,7 @@ const adminKeysRevoke: RouteDescription = {
   access: 'key',
   parameters: [keyIdParameter],
   responses: [jsonResponse(200, "The key's usage record, status revoked", keyUsageSchema)],
-  errors: [401, 403, 404, 429, 500, 503],
+  errors: [401, 403, 404, 422, 429, 500, 503],
 }
 
 const adminKeysExpire: RouteDescription = {

@@ -1,9 +1,10 @@
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { ServiceError } from '../../core/errors.ts'
 import {
   AdminCreateKeyInput,
   AdminCreditInput,
   AdminExpireInput,
+  AdminKeyPath,
   type ApiKeyService,
   keyUsageView,
 } from '../../core/keys/index.ts'
@@ -12,6 +13,11 @@ import { parseWith } from '../../core/operations/parse.ts'
 import type { AppEnv } from '../env.ts'
 import { requireKey, requireOperator } from '../middleware/require-key.ts'
 import { readJsonBody } from '../request.ts'
+
+/** The `{key_id}` of the route, checked before it reaches the database (422 naming key_id). */
+function keyIdOf(c: Context<AppEnv>): string {
+  return parseWith(AdminKeyPath, { key_id: c.req.param('key_id') }).key_id
+}
 
 /**
  * Operator routes, mounted at `/v1/admin`: customers get 403 for every path below it, known or
@@ -32,19 +38,21 @@ export function adminRoutes(
       return c.json({ api_key: created.apiKey, ...keyUsageView(created.record) }, 201)
     })
     .post('/keys/:key_id/credit', async (c) => {
+      const keyId = keyIdOf(c)
       const input = parseWith(AdminCreditInput, await readJsonBody(c))
-      const record = await keys.credit(c.req.param('key_id'), usd(input.amount_usd))
+      const record = await keys.credit(keyId, usd(input.amount_usd))
       return c.json(keyUsageView(record))
     })
     .post('/keys/:key_id/revoke', async (c) => {
-      const record = await keys.revoke(c.req.param('key_id'))
+      const record = await keys.revoke(keyIdOf(c))
       if (!record) throw new ServiceError('not_found', 'unknown key')
       return c.json(keyUsageView(record))
     })
     .post('/keys/:key_id/expire', async (c) => {
+      const keyId = keyIdOf(c)
       const input = parseWith(AdminExpireInput, await readJsonBody(c))
       const requested = input.expires_at ? new Date(input.expires_at) : new Date()
-      const record = await keys.expire(c.req.param('key_id'), requested)
+      const record = await keys.expire(keyId, requested)
       if (!record) throw new ServiceError('not_found', 'unknown key')
       return c.json(keyUsageView(record))
     })

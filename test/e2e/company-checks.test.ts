@@ -330,8 +330,12 @@ describe('company checks against the fake upstreams', () => {
       })
     ).body
     expect(given).toMatchObject({ reputation_score: 80, basis: 'input', repeat_bonus: 0, decay_points: 0 })
+    // country is required unless trust_score and cluster are both sent: missing, so 400 (spec: Errors).
     const missingCountry = await post('/v1/reputation/score', { entity_name: 'Anyone', trust_score: 80 })
-    expect(missingCountry.status).toBe(422)
+    expect(missingCountry.status).toBe(400)
+    expect(missingCountry.body).toMatchObject({
+      detail: [{ field: 'country', message: 'is required unless trust_score and cluster are sent' }],
+    })
   })
 
   it('verifies a Dutch KYB by number and fails an unknown one', async () => {

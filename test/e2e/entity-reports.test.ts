@@ -196,9 +196,91 @@ describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidenc
     const sandbox = await post(DONALD, sandboxKey)
     expect(sandbox.status).toBe(403)
     await sandbox.arrayBuffer()
+    // A missing field is 400 (spec: Errors), still naming it.
     const missing = await post({ country: 'NL' }, keyA)
-    expect(missing.status).toBe(422)
-    expect(JSON.stringify(await missing.json())).toContain('entity_name')
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({
+      detail: [{ field: 'entity_name', message: 'is required unless check_id is given' }],
+    })
+    const wrong = await post({ entity_name: 'Test BV Donald', country: 'nl' }, keyA)
+    expect(wrong.status).toBe(422)
+    expect(await wrong.json()).toMatchObject({ detail: [{ field: 'country' }] })
+  })
+
+  it('gives every report error instance (the request path) and errorCode, over REST and MCP', async () => {
+    const problemAt = async (response: Response) => {
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+      return (await response.json()) as Record<string, unknown>
+    }
+    const unknownId = '00000000-0000-4000-8000-000000000000'
+    const bodyOf = (json: string, apiKey = keyA) =>
+      fetch(`${server.baseUrl}/v1/reports/entity`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: json,
+      })
+    const cases: [string, Promise<Response>, number, string][] = [
+      ['unknown report', getReport(unknownId, keyA), 404, 'report_not_found'],
+      ['missing field', post({ country: 'NL' }, keyA), 400, 'missing_field'],
+      ['wrong value', post({ entity_name: 'Test BV Donald', country: 'nl' }, keyA), 422, 'validation_failed'],
+      ['malformed JSON', bodyOf('{"entity_name":'), 400, 'bad_request'],
+      ['unknown check_id', post({ check_id: unknownId }, keyA), 404, 'check_not_found'],
+      ['sandbox key', post(DONALD, sandboxKey), 403, 'forbidden'],
+      ['unknown key', post(DONALD, `svc_live_${'x'.repeat(43)}`), 401, 'unauthorized'],
+      [
+        'too large',
+        bodyOf(JSON.stringify({ entity_name: 'x'.repeat(300 * 1024), country: 'NL' })),
+        413,
+        'payload_too_large',
+      ],
+      [
+        'wrong method',
+        fetch(`${server.baseUrl}/v1/reports/entity`, { method: 'PUT' }),
+        405,
+        'method_not_allowed',
+      ],
+    ]
+    for (const [what, pending, status, errorCode] of cases) {
+      const response = await pending
+      expect(response.status, what).toBe(status)
+      const path = new URL(response.url).pathname
+      expect(await problemAt(response), what).toMatchObject({
+        type: 'about:blank',
+        status,
+        instance: path,
+        errorCode,
+      })
+    }
+    // Other routes keep the plain problem document.
+    const other = await fetch(`${server.baseUrl}/v1/sanctions/screen`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': keyA },
+      body: '{}',
+    })
+    expect(await problemAt(other)).not.toHaveProperty('instance')
+
+    const client = new Client({ name: 'report-errors', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+        requestInit: { headers: { 'X-API-Key': keyA } },
+      }),
+    )
+    expect(
+      problemOf(await client.callTool({ name: 'report_get', arguments: { report_id: unknownId } })),
+    ).toMatchObject({
+      status: 404,
+      instance: `/v1/reports/${unknownId}`,
+      errorCode: 'report_not_found',
+    })
+    expect(
+      problemOf(await client.callTool({ name: 'entity_report', arguments: { country: 'NL' } })),
+    ).toMatchObject({
+      status: 400,
+      instance: '/v1/reports/entity',
+      errorCode: 'missing_field',
+      detail: [{ field: 'entity_name' }],
+    })
+    await client.close()
   })
 
   it("takes check_id of this key's stored entity check; another key's check_id is 404", async () => {

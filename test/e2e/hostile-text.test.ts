@@ -135,6 +135,77 @@ describe('hostile text in every field', { timeout: 300_000 }, () => {
     expect(await rowCounts()).toEqual(before)
   })
 
+  /** A JSON body whose one string carries a Latin-1 byte (0xE9, "é" in ISO 8859-1): not UTF-8. */
+  const latin1Body = (json: string) => {
+    const [before, after] = json.split('\u00e9') as [string, string]
+    return new Uint8Array([...Buffer.from(before), 0xe9, ...Buffer.from(after)])
+  }
+
+  it('refuses a body that is not valid UTF-8 with 400 over REST: nothing charged, nothing stored', async () => {
+    const funded = await service.runtime.keys.create({
+      email: 'latin1@example.com',
+      tier: 'pro',
+      balance: 5_000_000n,
+    })
+    const before = await rowCounts()
+    const balanceBefore = (await service.runtime.keys.get(funded.record.id))?.balanceMicros
+    const cases: [string, string, string][] = [
+      ['/v1/sanctions/screen', '{"name":"Caf\u00e9 de Paris SA"}', funded.apiKey],
+      ['/v1/entity/check', '{"entity_name":"Caf\u00e9 BV","country":"NL"}', funded.apiKey],
+      ['/v1/watchlist', '{"type":"name","value":"Caf\u00e9 Noir"}', customerKey],
+      ['/v1/keys/create', '{"email":"caf\u00e9@example.com","tier":"free"}', ''],
+      ['/v1/admin/keys', '{"email":"caf\u00e9@example.com","tier":"pro"}', TEST_ADMIN_KEY],
+    ]
+    for (const [path, json, key] of cases) {
+      const body = latin1Body(json)
+      const offset = body.indexOf(0xe9)
+      const response = await service.app.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+        body,
+      })
+      expect(response.status, path).toBe(400)
+      expect(await response.json(), path).toMatchObject({
+        status: 400,
+        detail: `request body is not valid UTF-8 (byte 0xE9 at offset ${offset}); send JSON encoded as UTF-8`,
+      })
+    }
+    expect((await service.runtime.keys.get(funded.record.id))?.balanceMicros).toBe(balanceBefore)
+    expect(await rowCounts()).toEqual(before)
+  })
+
+  it('refuses a JSON-RPC body that is not valid UTF-8 over MCP (HTTP 400, -32700): nothing charged', async () => {
+    const funded = await service.runtime.keys.create({
+      email: 'latin1-mcp@example.com',
+      tier: 'pro',
+      balance: 5_000_000n,
+    })
+    const before = await rowCounts()
+    const body = latin1Body(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sanctions_screen","arguments":{"name":"Caf\u00e9"}}}',
+    )
+    const response = await service.app.request('/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': funded.apiKey,
+      },
+      body,
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32700,
+        message: `Parse error: request body is not valid UTF-8 (byte 0xE9 at offset ${body.indexOf(0xe9)}); send JSON encoded as UTF-8`,
+      },
+    })
+    expect((await service.runtime.keys.get(funded.record.id))?.balanceMicros).toBe(5_000_000n)
+    expect(await rowCounts()).toEqual(before)
+  })
+
   it('accepts what is only unusual: tabs, newlines, emoji and non-Latin scripts', async () => {
     const response = await service.app.request('/v1/sanctions/screen', {
       method: 'POST',

@@ -37,7 +37,7 @@ describe('key revocation and expiry', () => {
   it('lets a holder revoke its own key, stating the forfeited balance; the key gets 401 at once', async () => {
     const { apiKey, keyId } = await fundedKey(12.5)
     expect((await call('POST', '/v1/keys/revoke', apiKey, {})).body).toMatchObject({
-      status: 422,
+      status: 400,
       detail: [{ field: 'confirm', message: 'is required' }],
     })
     const revoked = await call('POST', '/v1/keys/revoke', apiKey, { confirm: true })
@@ -83,5 +83,27 @@ describe('key revocation and expiry', () => {
       expires_at: 'tomorrow',
     })
     expect(bad).toMatchObject({ status: 422, body: { detail: [{ field: 'expires_at' }] } })
+  })
+
+  it('refuses a key id with a NUL or another control character with 422 naming key_id, on every operator key route', async () => {
+    const { apiKey, keyId } = await fundedKey(1)
+    for (const id of ['%00', `${keyId}%00`, '%01abc', '%7F', '%C2%85']) {
+      for (const [action, body] of [
+        ['revoke', undefined],
+        ['expire', {}],
+        ['credit', { amount_usd: 1 }],
+      ] as const) {
+        const refused = await call('POST', `/v1/admin/keys/${id}/${action}`, TEST_ADMIN_KEY, body)
+        expect(refused, `${action} ${id}`).toMatchObject({
+          status: 422,
+          body: { detail: [{ field: 'key_id', message: expect.stringMatching(/control character/) }] },
+        })
+      }
+    }
+    // Nothing was changed: the key still works with its balance.
+    expect(await call('GET', '/v1/keys/usage', apiKey)).toMatchObject({
+      status: 200,
+      body: { balance_micros: 1_000_000 },
+    })
   })
 })

@@ -42,14 +42,14 @@ describe.each(DATABASE_KINDS)('sanctions monitoring on the real UN lists (%s)', 
     await h?.close()
   })
 
-  it('refuses watchlist calls without a key-bound tenant (403) and invalid entries (422 naming the field)', async () => {
+  it('refuses watchlist calls without a key-bound tenant (403), a missing field (400) and invalid entries (422), naming the field', async () => {
     for (const key of [undefined, TEST_ADMIN_KEY]) {
       const refused = await h.call('GET', '/v1/watchlist', key)
       expect(refused.status).toBe(403)
       expect(refused.body.detail).toBe('Tenant context required')
     }
     const noCountry = await h.call('POST', '/v1/watchlist', keyA, { type: 'registration', value: '12345678' })
-    expect(noCountry.status).toBe(422)
+    expect(noCountry.status).toBe(400)
     expect(noCountry.body.detail).toContainEqual(expect.objectContaining({ field: 'country' }))
     const badKvk = await h.call('POST', '/v1/watchlist', keyA, {
       type: 'registration',

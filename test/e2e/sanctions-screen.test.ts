@@ -216,10 +216,13 @@ describe('POST /v1/sanctions/screen and the sanctions_screen tool', () => {
     )
   })
 
-  it('validates the input strictly (422)', async () => {
+  it('validates the input strictly (422; a missing name is 400, spec: Errors)', async () => {
     expect((await screen({ name: 'Some Name', country: 'nl' })).status).toBe(422)
     expect((await screen({ name: 'Some Name', extra: true })).status).toBe(422)
-    expect((await screen({})).status).toBe(422)
+    expect(await screen({})).toMatchObject({
+      status: 400,
+      body: { status: 400, detail: [{ field: 'name', message: 'is required' }] },
+    })
   })
 
   it('answers 503 with a problem, and charges nothing, while no list is loaded', async () => {
