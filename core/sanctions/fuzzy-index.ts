@@ -1,7 +1,6 @@
 import {
   type AnalysedName,
   analyseName,
-  consonantSkeleton,
   isAbjad,
   type NamePartRole,
   type NameScript,
@@ -51,6 +50,8 @@ export interface FuzzyIndex {
   readonly tokenIds: ReadonlyMap<string, number>
   /** Per token: 1 when it was written in an abjad script (Arabic, Hebrew). */
   readonly tokenAbjad: Uint8Array
+  /** Consonant skeleton of each abjad token (from its own letters). */
+  readonly tokenSkeleton: ReadonlyMap<number, string>
   /** Per token: how much a match on it says (rarer parts say more), 0.35-1. */
   readonly tokenWeight: Float32Array
   /** Token postings (CSR): names containing token t are postings[postingStart[t] .. postingStart[t+1]). */
@@ -95,6 +96,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
   const tokens: string[] = []
   const tokenIds = new Map<string, number>()
   const abjad: number[] = []
+  const tokenSkeleton = new Map<number, string>()
   const nameEntry: number[] = []
   const nameSlot: number[] = []
   const nameScript: number[] = []
@@ -102,7 +104,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
   const partToken: number[] = []
   const partRole: number[] = []
   const partSegment: number[] = []
-  const intern = (text: string, fromAbjad: boolean): number => {
+  const intern = (text: string, skeleton: string): number => {
     let id = tokenIds.get(text)
     if (id === undefined) {
       id = tokens.length
@@ -110,7 +112,10 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
       tokenIds.set(text, id)
       abjad.push(0)
     }
-    if (fromAbjad) abjad[id] = 1
+    if (skeleton && !tokenSkeleton.has(id)) {
+      abjad[id] = 1
+      tokenSkeleton.set(id, skeleton)
+    }
     return id
   }
   const addName = (analysed: AnalysedName, entryIndex: number, slot: number) => {
@@ -119,7 +124,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
     nameSlot.push(slot)
     nameScript.push(SCRIPT_CODES.indexOf(analysed.script))
     for (const part of analysed.parts) {
-      partToken.push(intern(part.text, isAbjad(part.script)))
+      partToken.push(intern(part.text, isAbjad(part.script) ? part.skeleton : ''))
       partRole.push(ROLE_CODES.indexOf(part.role))
       partSegment.push(Math.min(part.segment, 255))
     }
@@ -183,10 +188,10 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
       pushTo(byPrefix, text.slice(0, 3), t)
       pushTo(bySuffix, text.slice(-3), t)
     }
-    if (abjad[t] === 1) {
-      const skeleton = consonantSkeleton(text)
-      if (skeleton.length >= 2) pushTo(bySkeleton, skeleton, t)
-      if (skeleton.length >= 4 && skeleton.startsWith('l')) pushTo(bySkeleton, skeleton.slice(1), t)
+    const skeleton = tokenSkeleton.get(t)
+    if (skeleton) {
+      pushTo(bySkeleton, skeleton, t)
+      if (skeleton.length >= 3 && skeleton.startsWith('l')) pushTo(bySkeleton, skeleton.slice(1), t)
     }
   }
 
@@ -194,6 +199,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
     tokens,
     tokenIds,
     tokenAbjad: Uint8Array.from(abjad),
+    tokenSkeleton,
     tokenWeight,
     postingStart,
     postings,

@@ -1,6 +1,7 @@
 import anyAscii from 'any-ascii'
 import { doubleMetaphone } from 'double-metaphone'
 import { nameTokens } from './name-normaliser.ts'
+import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
 
 /**
  * Name analysis for fuzzy screening (NAME_MATCHING.md, "Fuzzy mode"): a name becomes a list of
@@ -45,6 +46,8 @@ export interface NamePart {
   segment: number
   /** The script the part was written in. */
   script: NameScript
+  /** Consonant skeleton (abjadSkeleton) of a part written in Arabic or Hebrew; '' otherwise. */
+  skeleton: string
 }
 
 export interface AnalysedName {
@@ -186,6 +189,77 @@ const LEGAL_FORMS = new Set([
   'zrt',
 ])
 
+/**
+ * Legal forms written out in words, as word sequences ("joint stock company", "obshchestvo s
+ * ogranichennoi otvetstvennostiu" for ООО): every word of the sequence is a legal form. Words
+ * compare by Jaro-Winkler 0.85 so other romanisations ("aktsionernoe" / "akcionernoe") and typos
+ * ("compnay") are still recognised. Arabic "sharika" (شركة, company), "mu'assasa" (مؤسسة,
+ * establishment) and "al-mahduda" (المحدودة, limited) come from rigour's org symbols.
+ */
+const LEGAL_PHRASES: readonly (readonly string[])[] = [
+  ['limited', 'liability', 'company'],
+  ['limited', 'liability', 'partnership'],
+  ['closed', 'joint', 'stock', 'company'],
+  ['open', 'joint', 'stock', 'company'],
+  ['public', 'joint', 'stock', 'company'],
+  ['joint', 'stock', 'company'],
+  ['private', 'limited', 'company'],
+  ['public', 'limited', 'company'],
+  ['joint', 'venture'],
+  ['obshchestvo', 's', 'ogranichennoi', 'otvetstvennostiu'],
+  ['obshchestvo', 's', 'ogranichennoy', 'otvetstvennostyu'],
+  ['zakrytoe', 'aktsionernoe', 'obshchestvo'],
+  ['otkrytoe', 'aktsionernoe', 'obshchestvo'],
+  ['publichnoe', 'aktsionernoe', 'obshchestvo'],
+  ['aktsionernoe', 'obshchestvo'],
+  ['sociedad', 'anonima'],
+  ['societe', 'anonyme'],
+  ['sociedad', 'limitada'],
+  ['shrkh'],
+  ['mussh'],
+  ['lmhdwdh'],
+]
+/** Long legal-form words that a typo should not turn into name words ("limiwed", "compnay"). */
+const LONG_LEGAL_FORMS = ['limited', 'company', 'corporation', 'incorporated', 'gesellschaft']
+/** Long honorifics likewise ("Genera", "Profesor"). */
+const LONG_HONORIFICS = ['general', 'colonel', 'professor', 'captain', 'brigadier', 'admiral', 'sheikh']
+
+function closeTo(word: string, forms: readonly string[]): boolean {
+  for (const form of forms) {
+    if (Math.abs(form.length - word.length) <= 2 && word.length >= 5 && wordSimilarity(word, form) >= 0.83) {
+      return true
+    }
+  }
+  return false
+}
+
+/** Marks the words of written-out legal forms (LEGAL_PHRASES) found in a folded name. */
+function legalPhraseWords(words: readonly string[]): Set<number> {
+  const marked = new Set<number>()
+  for (const phrase of LEGAL_PHRASES) {
+    for (let start = 0; start + phrase.length <= words.length; start++) {
+      let all = true
+      for (let i = 0; i < phrase.length && all; i++) {
+        const word = words[start + i]!
+        const form = phrase[i]!
+        all = word === form || (form.length > 2 && jaroWinkler(word, form) >= 0.85)
+      }
+      if (all) for (let i = 0; i < phrase.length; i++) marked.add(start + i)
+    }
+  }
+  // A legal-form word split in two ("lia bility", "comp any").
+  for (let i = 0; i + 1 < words.length; i++) {
+    const joined = words[i]! + words[i + 1]!
+    if (LEGAL_FORMS.has(joined) || closeTo(joined, LONG_LEGAL_FORMS) || closeTo(joined, PHRASE_WORDS)) {
+      marked.add(i)
+      marked.add(i + 1)
+    }
+  }
+  return marked
+}
+
+const PHRASE_WORDS = [...new Set(LEGAL_PHRASES.flat().filter((word) => word.length >= 5))]
+
 /** Patronymic particles ("son/daughter of"): rigour's BIN and BINT symbols, folded to ASCII. */
 const PARTICLES = new Set(['bin', 'ibn', 'ben', 'bint', 'binti', 'bent', 'ould', 'walad', 'bn'])
 /** Arabic definite articles written as their own word ("al-Assad", "el Masri"). */
@@ -269,38 +343,49 @@ export function isAbjad(script: NameScript): boolean {
  * (persons) or legal forms (organisations) are recognised; `any` recognises both.
  */
 export function analyseName(name: string, kind: 'person' | 'organization' | 'any' = 'any'): AnalysedName {
-  const raw: Array<{ text: string; script: NameScript }> = []
+  const raw: Array<{ text: string; script: NameScript; skeleton: string }> = []
   let nonLatin: NameScript | null = null
   for (const token of nameTokens(inWrittenOrder(name, kind))) {
     const script = scriptOf(token)
     if (script !== 'latin' && nonLatin === null) nonLatin = script
-    if (script === 'latin') {
-      const folded = foldNamePart(token)
-      if (folded) raw.push({ text: folded, script })
-    } else if (script === 'han' || script === 'hangul') {
+    if (script === 'han' || script === 'hangul') {
       for (const syllable of anyAscii(token).split(SYLLABLE_START)) {
         const folded = syllable.toLowerCase().replace(NOT_ALPHANUMERIC, '')
-        if (folded) raw.push({ text: folded, script })
+        if (folded) raw.push({ text: folded, script, skeleton: '' })
       }
     } else {
       const folded = foldNamePart(token)
-      if (folded) raw.push({ text: folded, script })
+      const skeleton = isAbjad(script) ? abjadSkeleton(token) : ''
+      if (folded) raw.push({ text: folded, script, skeleton })
     }
   }
   const parts: NamePart[] = []
   let segment = 0
   let leading = true
+  const legalWords =
+    kind === 'person' || raw.length < 2 ? new Set<number>() : legalPhraseWords(raw.map((part) => part.text))
   for (let i = 0; i < raw.length; i++) {
-    const { text, script } = raw[i]!
+    const { text, script, skeleton } = raw[i]!
     let role: NamePartRole = 'name'
-    if (leading && kind !== 'organization' && HONORIFICS.has(text) && raw.length - i > 2) role = 'honorific'
-    else if (kind !== 'person' && LEGAL_FORMS.has(text) && raw.length > 1) role = 'legal_form'
-    else if (i > 0 && i < raw.length - 1 && PARTICLES.has(text)) role = 'particle'
+    if (
+      leading &&
+      kind !== 'organization' &&
+      (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
+      raw.length - i > 2
+    ) {
+      role = 'honorific'
+    } else if (
+      kind !== 'person' &&
+      raw.length > 1 &&
+      (LEGAL_FORMS.has(text) || legalWords.has(i) || closeTo(text, LONG_LEGAL_FORMS))
+    ) {
+      role = 'legal_form'
+    } else if (i > 0 && i < raw.length - 1 && PARTICLES.has(text)) role = 'particle'
     else if (ARTICLES.has(text) && i < raw.length - 1) role = 'article'
     else if (STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
     if (role !== 'honorific') leading = false
     if (role === 'particle') segment++
-    parts.push({ text, role, segment, script })
+    parts.push({ text, role, segment, script, skeleton })
   }
   return {
     parts,
@@ -329,31 +414,50 @@ export function soundClass(text: string): string {
 
 const SKELETON_DIGRAPHS: ReadonlyArray<readonly [RegExp, string]> = [
   [/kh/g, 'x'],
-  [/gh/g, 'g'],
+  [/gh/g, 'k'],
   [/sch|sh|ch/g, 's'],
   [/th/g, 's'],
-  [/dh/g, 'z'],
+  [/dh/g, 'd'],
   [/ph/g, 'f'],
   [/ou|oo/g, 'w'],
   [/ee/g, 'y'],
 ]
 
-/**
- * The consonant skeleton of a part, for comparing Latin spellings with Arabic and Hebrew ones.
- * Written by hand because no library compares the two: Arabic and Hebrew script leave short
- * vowels out ("محمد" -> any-ascii "mhmd"), so "Muhammad", "Mohamed" and "mhmd" can only be
- * compared on their consonants. Vowels, the glides w/y/v (long vowels in those scripts) and
- * doubled letters are dropped, and letters that one Arabic letter is spelled with in Latin are
- * merged: kh -> x, sh/ch -> s, th -> s, dh -> z, q/c -> k, p -> b; a final h (ta marbuta, "Abdullah"
- * / "Abdulla") is dropped.
- */
-export function consonantSkeleton(text: string): string {
+/** Letters one Arabic or Persian letter is spelled with in Latin, merged into one class. */
+function skeletonLetters(text: string): string {
   let value = text
   for (const [pattern, replacement] of SKELETON_DIGRAPHS) value = value.replace(pattern, replacement)
-  value = value
-    .replace(/[qc]/g, 'k')
-    .replace(/p/g, 'b')
-    .replace(/[aeiouywv0-9]/g, '')
-    .replace(/(.)\1+/g, '$1')
+  return value.replace(/[qcg]/g, 'k').replace(/z/g, 'd').replace(/p/g, 'b')
+}
+
+/** Vowels and glides out, doubled letters once, a final h (ta marbuta) dropped. */
+function finishSkeleton(letters: string): string {
+  const value = letters.replace(/[aeiouywv0-9]/g, '').replace(/(.)\1+/g, '$1')
   return value.endsWith('h') && value.length > 2 ? value.slice(0, -1) : value
+}
+
+/**
+ * The consonant skeleton of a Latin part, for comparing Latin spellings with Arabic and Hebrew
+ * ones. Written by hand because no library compares the two: Arabic and Hebrew script leave
+ * short vowels out ("محمد" is m-h-m-d), so "Muhammad", "Mohamed" and محمد can only be compared
+ * on their consonants. Vowels, the glides w/y/v (long vowels in those scripts) and doubled
+ * letters are dropped, and the letters one Arabic or Persian letter is spelled with in Latin are
+ * merged: kh -> x; sh/ch -> s; th -> s; q/gh/g/c -> k (ق is "gh" in Persian: Gholi / قلی);
+ * z/dh/d -> d (ض is "d" in Arabic, "z" in Persian: Ramadan / Ramazan, Reza / رضا); p -> b. A final h
+ * (ta marbuta: "Abdullah" / "Abdulla") is dropped.
+ */
+export function consonantSkeleton(text: string): string {
+  return finishSkeleton(skeletonLetters(text))
+}
+
+/**
+ * The consonant skeleton of a part written in Arabic or Hebrew script, from its letters: each
+ * letter is transliterated on its own (any-ascii) before the merges, so two letters never
+ * read as one digraph (ت + ح is t-h, not the "th" of ث).
+ */
+export function abjadSkeleton(word: string): string {
+  let letters = ''
+  for (const char of word)
+    letters += skeletonLetters(anyAscii(char).toLowerCase().replace(NOT_ALPHANUMERIC, ''))
+  return finishSkeleton(letters)
 }

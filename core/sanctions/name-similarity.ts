@@ -20,3 +20,14 @@ export function levenshteinSimilarity(a: string, b: string): number {
   const longer = Math.max(a.length, b.length)
   return longer === 0 ? 1 : 1 - distance(a, b) / longer
 }
+
+/**
+ * The similarity of two words the matcher uses for edit-distance pairs: the mean of
+ * Jaro-Winkler (which forgives a changed ending) and Levenshtein (which does not reward a
+ * shared beginning), so "Cherbov" / "Chekunov" (0.68) stays apart while a typo such as
+ * "Managng" / "Managing" (0.92) pairs.
+ */
+export function wordSimilarity(a: string, b: string): number {
+  if (a === b) return 1
+  return (jaroWinkler(a, b) + levenshteinSimilarity(a, b)) / 2
+}
