@@ -907,7 +907,7 @@ function toMatch(
         ...query.filter((part) => IGNORED_ROLES.has(part.role)).map((part) => part.text),
         ...(detail?.ignoredListed ?? []).map(listedText),
       ],
-      alias_factor: isWeak(alias) && !hit.always ? WEAK_ALIAS_FACTOR : 1,
+      alias_factor: isWeak(alias) ? WEAK_ALIAS_FACTOR : 1,
       evidence: adjustments,
       threshold,
     },
