@@ -209,7 +209,7 @@ export function generateEvaluationSet(
       if (used.has(idOf(entry))) continue
       const query = spoken(pick(latinNames(entry)))
       const owners = entriesByLatinKey.get(nameTokens(query).sort().join(' '))
-      if (!owners || owners.size !== 1) continue
+      if (owners?.size !== 1) continue
       const scriptNames = entry.aliases.filter(
         (alias) => alias.kind === 'original_script' && !isLatinName(alias.name),
       )

@@ -177,13 +177,6 @@ interface QueryPart extends NamePart {
   matches: Map<number, PairResult>
 }
 
-/** Per-pair similarity floor by length: short parts must agree exactly or as known variants. */
-function edgeFloor(a: string, b: string): number {
-  const shorter = Math.min(a.length, b.length)
-  if (shorter <= 3) return 2
-  return shorter <= 5 ? 0.88 : 0.84
-}
-
 /**
  * A Latin part against an Arabic or Hebrew one, on consonant skeletons (fuzzy-name-parts.ts),
  * also without an article written into the Arabic word (الأسد, "l-sd", against "Assad").
