@@ -51,6 +51,8 @@ export interface CompanyCheckRequest {
   search_register_by_name: boolean
   /** Enhanced tier: screen the register's names, profile the best KVK hit, add register_profile. */
   enhanced: boolean
+  /** How names are screened against the sanctions lists (default exact; the enhanced tiers use fuzzy). */
+  sanctions_match?: 'exact' | 'fuzzy'
 }
 
 export interface CompanyCheckDeps {
@@ -149,7 +151,7 @@ export async function runCompanyCheck(
   const givenName = request.entity_name
   const [results, firstScreening] = await Promise.all([
     fanOut(calls, now),
-    givenName ? screenNames(deps, [givenName], country) : Promise.resolve(undefined),
+    givenName ? screenNames(deps, [givenName], country, request.sanctions_match) : Promise.resolve(undefined),
   ])
 
   let kvk = results.kvk as SourceResult<KvkCompany> | SourceResult<KvkSearchData> | undefined
@@ -184,7 +186,7 @@ export async function runCompanyCheck(
       return true
     })
     if (fresh.length > 0) {
-      const more = await screenNames(deps, fresh, country)
+      const more = await screenNames(deps, fresh, country, request.sanctions_match)
       screening = screening ? mergeScreenings(screening, more) : more
     }
   }
@@ -280,6 +282,7 @@ async function screenNames(
   deps: CompanyCheckDeps,
   names: string[],
   country: string,
+  match: 'exact' | 'fuzzy' = 'exact',
 ): Promise<SanctionsScreening> {
   const fetchedAt = deps.clock.now().toISOString()
   if (!deps.sanctions) {
@@ -293,7 +296,9 @@ async function screenNames(
   const results = await Promise.all(
     names.map(async (name): Promise<SanctionsNameScreenResult> => {
       try {
-        return await screen.screenName(name, country)
+        return match === 'fuzzy'
+          ? await screen.screenName(name, country, { match })
+          : await screen.screenName(name, country)
       } catch {
         return { status: 'unavailable', reason: 'internal_error' }
       }

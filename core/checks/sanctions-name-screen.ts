@@ -6,8 +6,20 @@ import type { SanctionsNameScreenResult } from '../scoring/sanctions-name-result
  * either side can change without the other. When no implementation is wired, the sanctions
  * finding is `unavailable` with reason `sanctions_lists_not_loaded`, never clean.
  */
+export interface SanctionsNameScreenOptions {
+  /**
+   * exact (default): exact normalised or word-order names. fuzzy: also spelling variants,
+   * typos and transliterations at the default threshold (NAME_MATCHING.md, "Fuzzy mode").
+   */
+  match?: 'exact' | 'fuzzy'
+}
+
 export interface SanctionsNameScreen {
-  screenName(name: string, country?: string): Promise<SanctionsNameScreenResult>
+  screenName(
+    name: string,
+    country?: string,
+    options?: SanctionsNameScreenOptions,
+  ): Promise<SanctionsNameScreenResult>
   /**
    * Screens a crypto address against the listed digital currency addresses (EVM in any letter
    * case, base58 exactly); absent: wallet addresses are reported not screened.

@@ -178,6 +178,7 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
             : undefined,
           search_register_by_name: true,
           enhanced: tier === 'enhanced',
+          sanctions_match: tier === 'enhanced' ? 'fuzzy' : 'exact',
         },
         companyCheckDeps(ctx),
       )

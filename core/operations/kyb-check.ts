@@ -109,6 +109,7 @@ export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: Ope
               : undefined,
           search_register_by_name: false,
           enhanced: tier === 'enhanced',
+          sanctions_match: tier === 'enhanced' ? 'fuzzy' : 'exact',
         },
         companyCheckDeps(ctx),
       )

@@ -69,6 +69,7 @@ export async function runRiskScore(input: z.infer<typeof RiskScoreInput>, ctx: O
           country: input.country,
           search_register_by_name: tier === 'enhanced',
           enhanced: false,
+          sanctions_match: tier === 'enhanced' ? 'fuzzy' : 'exact',
         },
         companyCheckDeps(ctx),
       )

@@ -1,12 +1,23 @@
 import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
+import {
+  DEFAULT_FUZZY_THRESHOLD,
+  FUZZY_MATCH_TYPES,
+  ScoreBreakdownSchema,
+} from '../sanctions/fuzzy-screen.ts'
+import { EvidenceEntityTypeSchema } from '../sanctions/match-evidence.ts'
 import { listDates } from '../sanctions/name-screen-port.ts'
 import { SanctionsMatchSchema } from '../sanctions/sanctions-screen.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
 
-/** spec: POST /v1/sanctions/screen request. */
+const BIRTH_DATE = /^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$/
+
+/** Fields that only the fuzzy mode reads; sent with the exact mode they are refused (422). */
+const FUZZY_ONLY_FIELDS = ['threshold', 'entity_type', 'birth_date', 'nationality', 'id_number'] as const
+
+/** spec: POST /v1/sanctions/screen request, plus the fuzzy mode and its evidence. */
 export const SanctionsScreenInput = z
   .object({
     name: entityNameSchema.describe('Person or company name to screen, 2-255 characters'),
@@ -15,14 +26,64 @@ export const SanctionsScreenInput = z
       .describe(
         'ISO 3166-1 alpha-2 (uppercase): entries linked to it are listed first; it never excludes a match',
       ),
+    match: z
+      .enum(['exact', 'fuzzy'])
+      .optional()
+      .describe(
+        'exact (default): exact normalised or word-order-insensitive names, as the specification describes. fuzzy: also typos, other transliterations, names the lists publish in another script, joined or split words and given-name variants, each match with a score_breakdown (same price)',
+      ),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        `Fuzzy mode only: the lowest match_score returned, 0-1 (default ${DEFAULT_FUZZY_THRESHOLD}); exact and word-order matches are always returned`,
+      ),
+    entity_type: EvidenceEntityTypeSchema.optional().describe(
+      'Fuzzy mode only: person, organization, vessel or any; a listed party of another kind scores 0.2 lower',
+    ),
+    birth_date: z
+      .string()
+      .regex(BIRTH_DATE, 'must be YYYY, YYYY-MM or YYYY-MM-DD')
+      .optional()
+      .describe(
+        'Fuzzy mode only: date of birth (YYYY, YYYY-MM or YYYY-MM-DD); a listed date agreeing raises the score, one more than a year away lowers it',
+      ),
+    nationality: countrySchema
+      .optional()
+      .describe(
+        'Fuzzy mode only: ISO alpha-2 nationality; a listed nationality agreeing raises the score, listed nationalities without it lower it',
+      ),
+    id_number: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'Fuzzy mode only: passport, national ID or registration number; the same number on the listed entry raises the score by 0.2',
+      ),
   })
   .strict()
+  .superRefine((input, ctx) => {
+    if (input.match === 'fuzzy') return
+    for (const field of FUZZY_ONLY_FIELDS) {
+      if (input[field] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'only with "match": "fuzzy"' })
+      }
+    }
+  })
 
-/** spec: Sanctions match (the fields the spec lists; name matches only). */
+/** spec: Sanctions match (the fields the spec lists; name matches only), plus the fuzzy explanation. */
 export const SanctionsScreenMatch = SanctionsMatchSchema.omit({ basis: true }).extend({
   match_type: z
-    .enum(['name_exact', 'name_tokens'])
-    .describe('name_exact: same normalised name; name_tokens: same words in another order'),
+    .enum(FUZZY_MATCH_TYPES)
+    .describe(
+      'name_exact: same normalised name; name_tokens: same words in another order; fuzzy mode only: name_fuzzy (spelling, typo, joined or split words), name_phonetic (sounds alike or a known variant of a given name), name_transliterated (the name in another script, compared after transliteration)',
+    ),
+  score_breakdown: ScoreBreakdownSchema.optional().describe(
+    'Fuzzy mode only: which listed name matched, part by part, and what the evidence added or took away',
+  ),
 })
 
 /** spec: POST /v1/sanctions/screen response 200. */
@@ -41,10 +102,23 @@ export const SanctionsScreenResult = z.object({
     .describe('How current the lists are; says how old a list is when refreshes have failed'),
   disclaimer: z.string().describe('A possible match is not a determination'),
   screened_at: z.string().describe('When the screen ran (ISO timestamp)'),
+  match: z.literal('fuzzy').optional().describe('Present (fuzzy) when the fuzzy mode ran'),
+  threshold: z.number().optional().describe('Fuzzy mode: the threshold applied'),
 })
+
+export const FUZZY_SANCTIONS_DISCLAIMER =
+  'A possible match is not a determination that the screened party is sanctioned. Fuzzy matches are names spelled like a listed name (typos, transliterations, variants); the score_breakdown shows what agreed. Dates of birth, nationalities and ID numbers are compared only when given. Review each match against the official list entry before acting.'
 
 export const SANCTIONS_DISCLAIMER =
   'A possible match is not a determination that the screened party is sanctioned. Matches are exact normalised or word-order-insensitive name matches only; dates of birth, addresses and identifiers are not compared. Review each match against the official list entry before acting.'
+
+function listsNotLoaded(): ServiceError {
+  return new ServiceError(
+    'unavailable',
+    'sanctions lists are not loaded yet, so no name can be screened; try again later',
+    { retryAfter: 60, extra: { errorCode: 'sanctions_lists_not_loaded' } },
+  )
+}
 
 /**
  * spec: POST /v1/sanctions/screen. "Only exact normalised or word-order-insensitive name
@@ -56,21 +130,39 @@ export const sanctionsScreen = defineOperation({
   http: { method: 'POST', path: '/v1/sanctions/screen' },
   summary: 'Screen a person or company name against the OFAC SDN, EU and UN sanctions lists',
   description:
-    'Exact normalised or word-order-insensitive name matches against the lists held locally and refreshed daily. country orders matches and never excludes one. A possible match is not a determination. 503 when no list is loaded yet.',
+    'Exact normalised or word-order-insensitive name matches against the lists held locally and refreshed daily (match: exact, the default). match: fuzzy also finds typos, other transliterations, names listed only in another script, joined or split words and given-name variants, scores them 0-1 with a score_breakdown, and weighs optional evidence (entity_type, birth_date, nationality, id_number); same price. country orders matches and never excludes one. A possible match is not a determination. 503 when no list is loaded yet.',
   input: SanctionsScreenInput,
   output: SanctionsScreenResult,
   price: PRICES.sanctions_screen,
   access: { sandbox: 'refuse' },
   run: async (input, ctx) => {
     const lists = ctx.deps.sanctionsLists
-    const result = lists?.screenName(input.name, input.country ? { country: input.country } : {})
-    if (!result || result.status === 'unavailable') {
-      throw new ServiceError(
-        'unavailable',
-        'sanctions lists are not loaded yet, so no name can be screened; try again later',
-        { retryAfter: 60, extra: { errorCode: 'sanctions_lists_not_loaded' } },
-      )
+    if (input.match === 'fuzzy') {
+      const threshold = input.threshold ?? DEFAULT_FUZZY_THRESHOLD
+      const fuzzy = lists?.screenNameFuzzy(input.name, {
+        threshold,
+        ...(input.country ? { country: input.country } : {}),
+        ...(input.entity_type ? { entity_type: input.entity_type } : {}),
+        ...(input.birth_date ? { birth_date: input.birth_date } : {}),
+        ...(input.nationality ? { nationality: input.nationality } : {}),
+        ...(input.id_number ? { id_number: input.id_number } : {}),
+      })
+      if (!fuzzy || fuzzy.status === 'unavailable') throw listsNotLoaded()
+      return {
+        possible_match: fuzzy.matches.length > 0,
+        matches: fuzzy.matches.map(({ basis: _basis, ...match }) => match),
+        matches_truncated: fuzzy.truncated,
+        lists_checked: fuzzy.lists.map((list) => list.list),
+        list_dates: listDates(fuzzy.lists),
+        list_note: fuzzy.note,
+        disclaimer: FUZZY_SANCTIONS_DISCLAIMER,
+        screened_at: ctx.clock.now().toISOString(),
+        match: 'fuzzy' as const,
+        threshold,
+      }
     }
+    const result = lists?.screenName(input.name, input.country ? { country: input.country } : {})
+    if (!result || result.status === 'unavailable') throw listsNotLoaded()
     return {
       possible_match: result.matches.length > 0,
       // screenName only yields name_exact and name_tokens matches.

@@ -37,6 +37,8 @@ describe('parseEuXml on the hand-made FSF 1.1 excerpt', () => {
         { type: 'passport', value: '720000001', country: 'RU', label: 'National passport' },
         { type: 'registration', value: '770000000001', country: 'RU', label: 'Fiscal code' },
       ],
+      birth_dates: ['1961-04-12'],
+      nationalities: ['RU'],
     })
   })
 

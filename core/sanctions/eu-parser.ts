@@ -125,6 +125,17 @@ function fsfEntry(node: XmlNode): SanctionsEntry {
     identifiers.push(identifier)
   }
 
+  const birthDates: string[] = []
+  for (const birth of childrenNamed(node, 'birthdate')) {
+    const full = (birth.attributes.birthdate ?? '').trim()
+    const year = (birth.attributes.year ?? '').trim()
+    if (DATE.test(full)) pushUnique(birthDates, full.slice(0, 10))
+    else if (/^\d{4}$/.test(year)) pushUnique(birthDates, year)
+  }
+  const nationalities: string[] = []
+  for (const citizenship of childrenNamed(node, 'citizenship')) {
+    pushUnique(nationalities, countryToAlpha2(citizenship.attributes.countryIso2Code))
+  }
   const designation = node.attributes.designationDate ?? ''
   const listedOn = DATE.test(designation)
     ? designation.slice(0, 10)
@@ -144,6 +155,8 @@ function fsfEntry(node: XmlNode): SanctionsEntry {
   }
   const reference = (node.attributes.euReferenceNumber ?? '').trim()
   if (reference) entry.reference = reference
+  if (birthDates.length > 0) entry.birth_dates = birthDates
+  if (nationalities.length > 0) entry.nationalities = nationalities
   return entry
 }
 
@@ -196,8 +209,18 @@ function legacyEntry(node: XmlNode): SanctionsEntry {
     identifiers.push(identifier)
   }
 
+  const birthDates: string[] = []
+  for (const birth of childrenNamed(node, 'BIRTH')) {
+    const date = childText(birth, 'DATE')
+    // The legacy file writes an unknown month or day as 00.
+    const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(date)
+    if (match) pushUnique(birthDates, match[2] === '00' || match[3] === '00' ? match[1]! : match[0])
+  }
+  const nationalities: string[] = []
+  for (const citizen of childrenNamed(node, 'CITIZEN'))
+    pushUnique(nationalities, countryToAlpha2(childText(citizen, 'COUNTRY')))
   const regDate = node.attributes.reg_date ?? ''
-  return {
+  const entry: SanctionsEntry = {
     list: 'eu',
     entry_id: entryId,
     entry_type: entryType,
@@ -208,6 +231,9 @@ function legacyEntry(node: XmlNode): SanctionsEntry {
     listed_on: DATE.test(regDate) ? regDate.slice(0, 10) : null,
     identifiers,
   }
+  if (birthDates.length > 0) entry.birth_dates = birthDates
+  if (nationalities.length > 0) entry.nationalities = nationalities
+  return entry
 }
 
 /** "11/02/2016" (dd/mm/yyyy) or an ISO date/time to YYYY-MM-DD. */

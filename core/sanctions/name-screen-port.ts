@@ -1,6 +1,6 @@
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { SanctionsNameScreenResult } from '../scoring/sanctions-name-result.ts'
-import type { LoadedList, SanctionsScreening, SanctionsService } from './sanctions-service.ts'
+import type { FuzzyScreening, LoadedList, SanctionsScreening, SanctionsService } from './sanctions-service.ts'
 
 /** `list_dates` of a screen result: list display name to the date of the version in use. */
 export function listDates(lists: readonly LoadedList[]): Record<string, string> {
@@ -13,18 +13,22 @@ export function listDates(lists: readonly LoadedList[]): Record<string, string> 
  * loaded the answer is `unavailable` / `sanctions_lists_not_loaded`, never clean.
  */
 export function createSanctionsNameScreen(
-  service: Pick<SanctionsService, 'screenName'> & Partial<Pick<SanctionsService, 'screenAddress'>>,
+  service: Pick<SanctionsService, 'screenName'> &
+    Partial<Pick<SanctionsService, 'screenAddress' | 'screenNameFuzzy'>>,
 ): SanctionsNameScreen {
   return {
     ...(service.screenAddress
       ? { screenAddress: async (address: string) => portResult(service.screenAddress!(address)) }
       : {}),
-    screenName: async (name, country) => portResult(service.screenName(name, country ? { country } : {})),
+    screenName: async (name, country, options) =>
+      options?.match === 'fuzzy' && service.screenNameFuzzy
+        ? portResult(service.screenNameFuzzy(name, country ? { country } : {}))
+        : portResult(service.screenName(name, country ? { country } : {})),
   }
 }
 
 /** A screening of the sanctions service as the checks' port answers it (names and addresses alike). */
-function portResult(result: SanctionsScreening): SanctionsNameScreenResult {
+function portResult(result: SanctionsScreening | FuzzyScreening): SanctionsNameScreenResult {
   if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
   return {
     status: 'ok',

@@ -51,6 +51,10 @@ interface RawParty {
   groupTypes: Map<string, string>
   countryIds: string[]
   addresses: Array<{ currency: string; value: string }>
+  /** Birthdate features as YYYY-MM-DD, YYYY or FROM/TO. */
+  birthDates: string[]
+  /** Location ids of Nationality Country and Citizenship Country features. */
+  nationalityLocationIds: string[]
 }
 
 interface RawIdDoc {
@@ -67,6 +71,8 @@ interface Tables {
   latinScripts: Set<string>
   primaryLatinStatus: Set<string>
   currencyOfFeature: Map<string, string>
+  birthdateFeatures: Set<string>
+  nationalityFeatures: Set<string>
   programmeMeasures: Set<string>
   sdnListIds: Set<string>
 }
@@ -119,6 +125,11 @@ function buildTables(refs: Map<string, Map<string, RefValue>>): Tables {
     latinScripts: idsWithText(refs, 'Script', 'Latin'),
     primaryLatinStatus: idsWithText(refs, 'DocNameStatus', 'Primary Latin'),
     currencyOfFeature,
+    birthdateFeatures: idsWithText(refs, 'FeatureType', 'Birthdate'),
+    nationalityFeatures: new Set([
+      ...idsWithText(refs, 'FeatureType', 'Nationality Country'),
+      ...idsWithText(refs, 'FeatureType', 'Citizenship Country'),
+    ]),
     programmeMeasures: idsWithText(refs, 'SanctionsType', 'Program'),
     sdnListIds: idsWithText(refs, 'List', 'SDN List'),
   }
@@ -339,6 +350,8 @@ function newParty(fixedRef: string): RawParty {
     groupTypes: new Map(),
     countryIds: [],
     addresses: [],
+    birthDates: [],
+    nationalityLocationIds: [],
   }
 }
 
@@ -412,9 +425,31 @@ function partyNamesHandler(capture: TextCapture, current: () => RawParty | null)
   }
 }
 
+/** A date part (Year, Month, Day) of a birthdate's DatePeriod: Start/From and End/To matter. */
+interface DatePoint {
+  year: string
+  month: string
+  day: string
+}
+
+/** A birthdate DatePeriod as the list states it: one day, one year, or a FROM/TO range. */
+function birthDateOf(from: DatePoint, to: DatePoint): string | null {
+  const start = isoDate(from.year, from.month || '1', from.day || '1')
+  const end = isoDate(to.year || from.year, to.month || '12', to.day || '31')
+  if (!start || !end) return null
+  if (start === end) return start
+  if (start.endsWith('-01-01') && end.endsWith('-12-31') && start.slice(0, 4) === end.slice(0, 4)) {
+    return start.slice(0, 4)
+  }
+  if (start.endsWith('-01-01') && end.endsWith('-12-31')) return `${start.slice(0, 4)}/${end.slice(0, 4)}`
+  return `${start}/${end}`
+}
+
 /**
  * A party's features: digital currency addresses (a FeatureType "Digital Currency Address -
- * XXX", the address in VersionDetail) and the countries of located features (VersionLocation).
+ * XXX", the address in VersionDetail), the countries of located features (VersionLocation),
+ * dates of birth (FeatureType "Birthdate", a DatePeriod from Start/From to End/To) and
+ * nationalities ("Nationality Country", "Citizenship Country").
  */
 function partyFeaturesHandler(
   state: ParseState,
@@ -423,17 +458,33 @@ function partyFeaturesHandler(
 ): SectionHandler {
   let inFeature = false
   let featureCurrency: string | undefined
+  let birthdate = false
+  let nationality = false
+  let edge: 'Start' | 'End' | null = null
+  let bound: 'From' | 'To' | null = null
+  let from: DatePoint = { year: '', month: '', day: '' }
+  let to: DatePoint = { year: '', month: '', day: '' }
   return {
     open(name, attrs) {
       if (name === 'Feature') {
         inFeature = true
-        featureCurrency = state.tables?.currencyOfFeature.get(attrs.FeatureTypeID ?? '')
+        const typeId = attrs.FeatureTypeID ?? ''
+        featureCurrency = state.tables?.currencyOfFeature.get(typeId)
+        birthdate = state.tables?.birthdateFeatures.has(typeId) ?? false
+        nationality = state.tables?.nationalityFeatures.has(typeId) ?? false
+        from = { year: '', month: '', day: '' }
+        to = { year: '', month: '', day: '' }
       } else if (name === 'VersionDetail') {
         if (featureCurrency) capture.start()
       } else if (name === 'VersionLocation') {
         const countryId = attrs.LocationID ? state.locationCountry.get(attrs.LocationID) : undefined
         const party = current()
         if (party && inFeature && countryId) party.countryIds.push(countryId)
+        if (party && inFeature && nationality && countryId) party.nationalityLocationIds.push(countryId)
+      } else if (birthdate && (name === 'Start' || name === 'End')) edge = name
+      else if (birthdate && (name === 'From' || name === 'To')) bound = name
+      else if (birthdate && edge && bound && (name === 'Year' || name === 'Month' || name === 'Day')) {
+        capture.start()
       }
     },
     close(name) {
@@ -444,9 +495,23 @@ function partyFeaturesHandler(
           if (value) party.addresses.push({ currency: featureCurrency, value: detach(value) })
         }
         capture.stop()
-      } else if (name === 'Feature') {
+      } else if (birthdate && capture.active && (name === 'Year' || name === 'Month' || name === 'Day')) {
+        capture.stop()
+        const key = name === 'Year' ? 'year' : name === 'Month' ? 'month' : 'day'
+        if (edge === 'Start' && bound === 'From') from[key] = capture.text.trim()
+        if (edge === 'End' && bound === 'To') to[key] = capture.text.trim()
+      } else if (name === 'From' || name === 'To') bound = null
+      else if (name === 'Start' || name === 'End') edge = null
+      else if (name === 'Feature') {
+        const party = current()
+        if (birthdate && party) {
+          const date = birthDateOf(from, to)
+          if (date && !party.birthDates.includes(date)) party.birthDates.push(date)
+        }
         inFeature = false
         featureCurrency = undefined
+        birthdate = false
+        nationality = false
       }
     },
   }
@@ -637,7 +702,7 @@ function resolveParty(
   const aliases = aliasesOf(party, tables, primaryDoc, name, joinName)
   const { countries, identifiers } = identifiersOf(party, tables, idDocsByIdentity)
 
-  return {
+  const entry: SanctionsEntry = {
     list: 'ofac_sdn',
     entry_id: party.fixedRef,
     entry_type: entryType,
@@ -648,6 +713,12 @@ function resolveParty(
     listed_on: null,
     identifiers,
   }
+  if (party.birthDates.length > 0) entry.birth_dates = party.birthDates
+  const nationalities = [
+    ...new Set(party.nationalityLocationIds.map((id) => tables.countryIso.get(id)).filter(Boolean)),
+  ] as string[]
+  if (nationalities.length > 0) entry.nationalities = nationalities
+  return entry
 }
 
 /**

@@ -89,7 +89,8 @@ export const MATCH_SCORES = {
   registrationOtherCountry: 0.5,
 } as const
 
-const LIST_ORDER: Readonly<Record<ListKey, number>> = Object.fromEntries(
+/** Tie-break order of lists in results: OFAC SDN, EU, UN. */
+export const LIST_ORDER: Readonly<Record<ListKey, number>> = Object.fromEntries(
   LIST_KEYS.map((key, index) => [key, index]),
 ) as Record<ListKey, number>
 
@@ -100,7 +101,8 @@ interface Candidate {
   match: () => SanctionsMatch
 }
 
-function baseMatch(
+/** The fields of a match that describe the listed entry. */
+export function baseMatch(
   entry: SanctionsEntry,
 ): Omit<SanctionsMatch, 'matched_name' | 'match_score' | 'match_type' | 'basis'> {
   return {

@@ -1,3 +1,4 @@
+import type { FuzzyScreenOptions } from './fuzzy-screen.ts'
 import {
   createListRefresher,
   DEFAULT_REFRESH_INTERVAL_MS,
@@ -5,7 +6,12 @@ import {
   type RefreshReport,
 } from './list-refresher.ts'
 import type { ScreenOptions } from './sanctions-screen.ts'
-import { createScreeningIndex, type LoadedList, type SanctionsScreening } from './screening-index.ts'
+import {
+  createScreeningIndex,
+  type FuzzyScreening,
+  type LoadedList,
+  type SanctionsScreening,
+} from './screening-index.ts'
 import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey } from './types.ts'
 
 export type {
@@ -14,7 +20,7 @@ export type {
   ListRefreshStatus,
   RefreshReport,
 } from './list-refresher.ts'
-export type { LoadedList, SanctionsLog, SanctionsScreening } from './screening-index.ts'
+export type { FuzzyScreening, LoadedList, SanctionsLog, SanctionsScreening } from './screening-index.ts'
 
 /**
  * The sanctions lists as a running service: the in-memory index over the newest stored version
@@ -64,6 +70,8 @@ export interface SanctionsService {
   loadedLists(): LoadedList[]
   /** Screens a person or company name (spec: POST /v1/sanctions/screen). */
   screenName(name: string, options?: ScreenOptions): SanctionsScreening
+  /** Fuzzy name screen: spelling variants, transliterations, typos, with a score breakdown. */
+  screenNameFuzzy(name: string, options?: FuzzyScreenOptions): FuzzyScreening
   /** Screens a wallet address against the OFAC digital currency addresses. */
   screenAddress(address: string, options?: Pick<ScreenOptions, 'limit'>): SanctionsScreening
   /** Screens a company registration number; `country` orders and weighs, never excludes. */
@@ -97,6 +105,7 @@ export function createSanctionsService(options: SanctionsServiceOptions): Sancti
     ready: lists.ready,
     loadedLists: lists.loadedLists,
     screenName: lists.screenName,
+    screenNameFuzzy: lists.screenNameFuzzy,
     screenAddress: lists.screenAddress,
     screenRegistration: lists.screenRegistration,
     listNote: lists.listNote,

@@ -1,4 +1,10 @@
 import type { Clock } from '../context.ts'
+import {
+  type FuzzyScreenOptions,
+  type FuzzyScreenResult,
+  fuzzyIndexOf,
+  screenNameFuzzy,
+} from './fuzzy-screen.ts'
 import type { StoredListVersion } from './list-store.ts'
 import { buildSanctionsIndexFromEntries, type IndexedList, type SanctionsIndex } from './sanctions-index.ts'
 import {
@@ -38,6 +44,11 @@ export interface LoadedList {
 /** What a screen against the held lists gives: matches, or `unavailable` (never clean). */
 export type SanctionsScreening =
   | (ScreenResult & { status: 'ok'; lists: LoadedList[]; note: string })
+  | { status: 'unavailable'; reason: 'sanctions_lists_not_loaded'; note: string }
+
+/** A fuzzy screen against the held lists: matches with score breakdowns, or `unavailable`. */
+export type FuzzyScreening =
+  | (FuzzyScreenResult & { status: 'ok'; lists: LoadedList[]; note: string })
   | { status: 'unavailable'; reason: 'sanctions_lists_not_loaded'; note: string }
 
 /** A stored list version and its entries, as held for screening. */
@@ -84,6 +95,8 @@ export interface ScreeningIndex {
   /** The `list_note` of a screen result: dates of the lists, and how old a list is when refreshes fail. */
   listNote(): string
   screenName(name: string, options?: ScreenOptions): SanctionsScreening
+  /** Fuzzy name screen (NAME_MATCHING.md, "Fuzzy mode") over the same lists. */
+  screenNameFuzzy(name: string, options?: FuzzyScreenOptions): FuzzyScreening
   screenAddress(address: string, options?: Pick<ScreenOptions, 'limit'>): SanctionsScreening
   screenRegistration(
     number: string,
@@ -159,6 +172,10 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     }
     try {
       index = keys.length > 0 ? buildSanctionsIndexFromEntries(entries, lists) : undefined
+      // The fuzzy index is built on the first fuzzy screen; building it right after the
+      // rebuild (off the caller's stack) keeps that first screen fast.
+      const built = index
+      if (built) setTimeout(() => fuzzyIndexOf(built), 0).unref?.()
     } catch (error) {
       log('error', 'sanctions index not rebuilt; the previous index stays in use', errorText(error))
     }
@@ -193,6 +210,12 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     return parts.join(' ')
   }
 
+  function fuzzyScreening(run: (index: SanctionsIndex) => FuzzyScreenResult): FuzzyScreening {
+    const current = index
+    if (!current) return { status: 'unavailable', reason: 'sanctions_lists_not_loaded', note: listNote() }
+    return { status: 'ok', ...run(current), lists: loadedLists(), note: listNote() }
+  }
+
   function screening(run: (index: SanctionsIndex) => ScreenResult): SanctionsScreening {
     const current = index
     if (!current) return { status: 'unavailable', reason: 'sanctions_lists_not_loaded', note: listNote() }
@@ -219,6 +242,8 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     isStale,
     listNote,
     screenName: (name, screenOptions) => screening((current) => screenName(current, name, screenOptions)),
+    screenNameFuzzy: (name, screenOptions) =>
+      fuzzyScreening((current) => screenNameFuzzy(current, name, screenOptions)),
     screenAddress: (address, screenOptions) =>
       screening((current) => screenAddress(current, address, screenOptions)),
     screenRegistration: (number, country, screenOptions) =>

@@ -81,6 +81,16 @@ export const SanctionsEntrySchema = z
     countries: z.array(z.string().length(2)).describe('ISO 3166-1 alpha-2 countries linked to the entry'),
     listed_on: z.string().nullable().describe('Listing date YYYY-MM-DD where the list gives one'),
     identifiers: z.array(SanctionsIdentifierSchema).describe('Crypto addresses, registration and ID numbers'),
+    birth_dates: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Dates of birth as the list gives them: YYYY-MM-DD, YYYY-MM or YYYY, or a range FROM/TO of those (ISO 8601 interval); absent when the list gives none',
+      ),
+    nationalities: z
+      .array(z.string().length(2))
+      .optional()
+      .describe('ISO alpha-2 nationalities and citizenships the list gives (a subset of countries)'),
     reference: z
       .string()
       .optional()

@@ -23,6 +23,32 @@ describe('parseUnXml on the real UN list of 2026-02-27', () => {
     )
   })
 
+  it('keeps the dates of birth (day, year or year range) and nationalities the list gives', async () => {
+    const list = await parseUnXml(raw)
+    const byId = new Map(list.entries.map((entry) => [entry.entry_id, entry]))
+    let dated = 0
+    for (const record of rawUnRecords(rawText)) {
+      const expected = [
+        ...record.block.matchAll(/<INDIVIDUAL_DATE_OF_BIRTH>([\s\S]*?)<\/INDIVIDUAL_DATE_OF_BIRTH>/g),
+      ]
+        .map(([, body]) => {
+          const date = /<DATE>(\d{4}-\d{2}-\d{2})/.exec(body!)?.[1]
+          const year = /<YEAR>(\d{4})<\/YEAR>/.exec(body!)?.[1]
+          const from = /<FROM_YEAR>(\d{4})<\/FROM_YEAR>/.exec(body!)?.[1]
+          const to = /<TO_YEAR>(\d{4})<\/TO_YEAR>/.exec(body!)?.[1]
+          return date ?? year ?? (from && to ? (from === to ? from : `${from}/${to}`) : undefined)
+        })
+        .filter((value): value is string => value !== undefined)
+      const entry = byId.get(record.id)!
+      expect(entry.birth_dates ?? []).toEqual([...new Set(expected)])
+      if (expected.length > 0) dated++
+      const nationalities = record.block.includes('<NATIONALITY>') ? (entry.nationalities ?? []) : []
+      for (const code of nationalities) expect(entry.countries).toContain(code)
+    }
+    expect(dated).toBeGreaterThan(600)
+    expect(byId.get('6907993')).toMatchObject({ birth_dates: ['1971'], nationalities: ['CD'] })
+  })
+
   it('keeps every name, alias and original-script name of a record', async () => {
     const list = await parseUnXml(raw)
     const byId = new Map(list.entries.map((entry) => [entry.entry_id, entry]))

@@ -71,12 +71,22 @@ function recordToEntry(record: XmlNode): SanctionsEntry {
   }
 
   const countries: string[] = []
+  const nationalities: string[] = []
   const addCountry = (value: string) => {
     const iso = countryToAlpha2(value)
     if (iso && !countries.includes(iso)) countries.push(iso)
   }
   for (const nationality of childrenNamed(record, 'NATIONALITY')) {
-    for (const value of childrenNamed(nationality, 'VALUE')) addCountry(value.text)
+    for (const value of childrenNamed(nationality, 'VALUE')) {
+      addCountry(value.text)
+      const iso = countryToAlpha2(value.text)
+      if (iso && !nationalities.includes(iso)) nationalities.push(iso)
+    }
+  }
+  const birthDates: string[] = []
+  for (const birth of childrenNamed(record, 'INDIVIDUAL_DATE_OF_BIRTH')) {
+    const date = unBirthDate(birth)
+    if (date && !birthDates.includes(date)) birthDates.push(date)
   }
   for (const address of childrenNamed(record, isPerson ? 'INDIVIDUAL_ADDRESS' : 'ENTITY_ADDRESS')) {
     addCountry(childText(address, 'COUNTRY'))
@@ -116,7 +126,21 @@ function recordToEntry(record: XmlNode): SanctionsEntry {
   }
   const reference = childText(record, 'REFERENCE_NUMBER')
   if (reference) entry.reference = reference
+  if (birthDates.length > 0) entry.birth_dates = birthDates
+  if (nationalities.length > 0) entry.nationalities = nationalities
   return entry
+}
+
+/** INDIVIDUAL_DATE_OF_BIRTH: DATE (YYYY-MM-DD), YEAR, or FROM_YEAR / TO_YEAR (TYPE_OF_DATE BETWEEN). */
+function unBirthDate(node: XmlNode): string | null {
+  const date = childText(node, 'DATE')
+  if (DATE.test(date)) return date.slice(0, 10)
+  const year = childText(node, 'YEAR')
+  if (/^\d{4}$/.test(year)) return year
+  const from = childText(node, 'FROM_YEAR')
+  const to = childText(node, 'TO_YEAR')
+  if (/^\d{4}$/.test(from) && /^\d{4}$/.test(to)) return from === to ? from : `${from}/${to}`
+  return null
 }
 
 /**

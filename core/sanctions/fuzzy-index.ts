@@ -1,0 +1,220 @@
+import {
+  type AnalysedName,
+  analyseName,
+  isAbjad,
+  type NamePartRole,
+  type NameScript,
+  phoneticKeys,
+} from './fuzzy-name-parts.ts'
+import type { SanctionsEntry } from './types.ts'
+
+/**
+ * The fuzzy screen's index over every listed name (primary names and all aliases, every
+ * script). Compact by construction: name parts are interned once in a vocabulary, and names,
+ * parts and postings are typed arrays (no object per name, no second copy of the entries; the
+ * entries stay in the exact index and are read by position).
+ *
+ * Lookups, all from a name part to vocabulary ids, so a query part finds the listed parts it
+ * may match (candidate generation); the scoring in fuzzy-screen.ts then aligns whole names:
+ * - exact folded text;
+ * - Double Metaphone codes (phonetic key);
+ * - first three and last three letters (one typo leaves one of them whole);
+ * - consonant skeleton, for parts written in Arabic or Hebrew.
+ */
+
+export const ROLE_CODES: readonly NamePartRole[] = [
+  'name',
+  'particle',
+  'article',
+  'honorific',
+  'legal_form',
+  'stopword',
+]
+export const SCRIPT_CODES: readonly NameScript[] = [
+  'latin',
+  'cyrillic',
+  'greek',
+  'arabic',
+  'hebrew',
+  'armenian',
+  'georgian',
+  'han',
+  'hangul',
+  'kana',
+  'other',
+]
+
+export interface FuzzyIndex {
+  /** Vocabulary: folded part text by id. */
+  readonly tokens: readonly string[]
+  readonly tokenIds: ReadonlyMap<string, number>
+  /** Per token: 1 when it was written in an abjad script (Arabic, Hebrew). */
+  readonly tokenAbjad: Uint8Array
+  /** Consonant skeleton of each abjad token (from its own letters). */
+  readonly tokenSkeleton: ReadonlyMap<number, string>
+  /** Per token: how much a match on it says (rarer parts say more), 0.35-1. */
+  readonly tokenWeight: Float32Array
+  /** Token postings (CSR): names containing token t are postings[postingStart[t] .. postingStart[t+1]). */
+  readonly postingStart: Uint32Array
+  readonly postings: Uint32Array
+  /** Per name: the entry index (into the exact index's entries) and the alias slot (0 = primary). */
+  readonly nameEntry: Uint32Array
+  readonly nameSlot: Uint16Array
+  /** Per name: script code of its letters (SCRIPT_CODES). */
+  readonly nameScript: Uint8Array
+  /** Parts (CSR): name n's parts are partStart[n] .. partStart[n+1]. */
+  readonly partStart: Uint32Array
+  readonly partToken: Uint32Array
+  readonly partRole: Uint8Array
+  readonly partSegment: Uint8Array
+  /** Per name: how many of its parts are name words (role `name`), at most 255. */
+  readonly nameWords: Uint8Array
+  readonly byPhonetic: ReadonlyMap<string, readonly number[]>
+  readonly byPrefix: ReadonlyMap<string, readonly number[]>
+  readonly bySuffix: ReadonlyMap<string, readonly number[]>
+  /** Consonant skeleton -> abjad tokens. */
+  readonly bySkeleton: ReadonlyMap<string, readonly number[]>
+  readonly nameCount: number
+}
+
+function pushTo(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [id])
+  else if (list[list.length - 1] !== id) list.push(id)
+}
+
+/** What kind of name an entry carries, for honorifics and legal forms. */
+export function nameKindOf(entry: Pick<SanctionsEntry, 'entry_type'>): 'person' | 'organization' {
+  return entry.entry_type === 'person' ? 'person' : 'organization'
+}
+
+/**
+ * Builds the fuzzy index over the entries of the exact index (same order, so a name's entry
+ * index is the exact index's). Pure and synchronous; about a second for the three full lists.
+ */
+export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex {
+  const tokens: string[] = []
+  const tokenIds = new Map<string, number>()
+  const abjad: number[] = []
+  const tokenSkeleton = new Map<number, string>()
+  const nameEntry: number[] = []
+  const nameSlot: number[] = []
+  const nameScript: number[] = []
+  const partStart: number[] = [0]
+  const partToken: number[] = []
+  const partRole: number[] = []
+  const partSegment: number[] = []
+  const intern = (text: string, skeleton: string): number => {
+    let id = tokenIds.get(text)
+    if (id === undefined) {
+      id = tokens.length
+      tokens.push(text)
+      tokenIds.set(text, id)
+      abjad.push(0)
+    }
+    if (skeleton && !tokenSkeleton.has(id)) {
+      abjad[id] = 1
+      tokenSkeleton.set(id, skeleton)
+    }
+    return id
+  }
+  const addName = (analysed: AnalysedName, entryIndex: number, slot: number) => {
+    if (analysed.parts.length === 0) return
+    nameEntry.push(entryIndex)
+    nameSlot.push(slot)
+    nameScript.push(SCRIPT_CODES.indexOf(analysed.script))
+    for (const part of analysed.parts) {
+      partToken.push(intern(part.text, isAbjad(part.script) ? part.skeleton : ''))
+      partRole.push(ROLE_CODES.indexOf(part.role))
+      partSegment.push(Math.min(part.segment, 255))
+    }
+    partStart.push(partToken.length)
+  }
+  for (let entryIndex = 0; entryIndex < entries.length; entryIndex++) {
+    const entry = entries[entryIndex]!
+    const kind = nameKindOf(entry)
+    addName(analyseName(entry.name, kind), entryIndex, 0)
+    for (let slot = 0; slot < entry.aliases.length; slot++) {
+      addName(analyseName(entry.aliases[slot]!.name, kind), entryIndex, slot + 1)
+    }
+  }
+
+  const nameCount = nameEntry.length
+  const counts = new Uint32Array(tokens.length + 1)
+  for (let name = 0; name < nameCount; name++) {
+    let last = -1
+    for (let p = partStart[name]!; p < partStart[name + 1]!; p++) {
+      const token = partToken[p]!
+      if (token !== last) counts[token]!++
+      last = token
+    }
+  }
+  const postingStart = new Uint32Array(tokens.length + 1)
+  for (let t = 0; t < tokens.length; t++) postingStart[t + 1] = postingStart[t]! + counts[t]!
+  const postings = new Uint32Array(postingStart[tokens.length]!)
+  const fill = postingStart.slice(0, tokens.length)
+  for (let name = 0; name < nameCount; name++) {
+    const seen = new Set<number>()
+    for (let p = partStart[name]!; p < partStart[name + 1]!; p++) {
+      const token = partToken[p]!
+      if (seen.has(token)) continue
+      seen.add(token)
+      postings[fill[token]!++] = name
+    }
+  }
+
+  const nameWords = new Uint8Array(nameCount)
+  for (let name = 0; name < nameCount; name++) {
+    let words = 0
+    for (let p = partStart[name]!; p < partStart[name + 1]!; p++) if (partRole[p] === 0) words++
+    nameWords[name] = Math.min(words, 255)
+  }
+
+  const tokenWeight = new Float32Array(tokens.length)
+  const logNames = Math.log(nameCount + 1)
+  for (let t = 0; t < tokens.length; t++) {
+    const df = postingStart[t + 1]! - postingStart[t]!
+    tokenWeight[t] = Math.min(1, Math.max(0.35, Math.log((nameCount + 1) / (df + 1)) / (logNames * 0.55)))
+  }
+
+  const byPhonetic = new Map<string, number[]>()
+  const byPrefix = new Map<string, number[]>()
+  const bySuffix = new Map<string, number[]>()
+  const bySkeleton = new Map<string, number[]>()
+  for (let t = 0; t < tokens.length; t++) {
+    const text = tokens[t]!
+    for (const key of phoneticKeys(text)) pushTo(byPhonetic, key, t)
+    if (text.length >= 4) {
+      pushTo(byPrefix, text.slice(0, 3), t)
+      pushTo(bySuffix, text.slice(-3), t)
+    }
+    const skeleton = tokenSkeleton.get(t)
+    if (skeleton) {
+      pushTo(bySkeleton, skeleton, t)
+      if (skeleton.length >= 3 && skeleton.startsWith('l')) pushTo(bySkeleton, skeleton.slice(1), t)
+    }
+  }
+
+  return {
+    tokens,
+    tokenIds,
+    tokenAbjad: Uint8Array.from(abjad),
+    tokenSkeleton,
+    tokenWeight,
+    postingStart,
+    postings,
+    nameEntry: Uint32Array.from(nameEntry),
+    nameSlot: Uint16Array.from(nameSlot),
+    nameScript: Uint8Array.from(nameScript),
+    partStart: Uint32Array.from(partStart),
+    partToken: Uint32Array.from(partToken),
+    partRole: Uint8Array.from(partRole),
+    partSegment: Uint8Array.from(partSegment),
+    nameWords,
+    byPhonetic,
+    byPrefix,
+    bySuffix,
+    bySkeleton,
+    nameCount,
+  }
+}

@@ -1,0 +1,463 @@
+import anyAscii from 'any-ascii'
+import { doubleMetaphone } from 'double-metaphone'
+import { nameTokens } from './name-normaliser.ts'
+import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
+
+/**
+ * Name analysis for fuzzy screening (NAME_MATCHING.md, "Fuzzy mode"): a name becomes a list of
+ * Latin name parts, each with the role it plays. The exact screen never uses this; it keeps
+ * its own keys (name-normaliser.ts).
+ *
+ * 1. The exact normaliser's tokens (NFKC, case folding, Latin/Greek diacritics and Arabic or
+ *    Hebrew vowel points removed, apostrophes and dotted abbreviations joined).
+ * 2. Each token transliterated to ASCII with any-ascii (Cyrillic, Greek, Arabic, Hebrew,
+ *    Armenian, Georgian, Han, Hangul, kana, ...), lower case, letters and digits only. Han and
+ *    Hangul tokens are split into their syllables ("김정은" -> gim jeong eun), as Latin
+ *    spellings of Chinese and Korean names write them.
+ * 3. Each part gets a role: an honorific at the start of a person's name ("Mr", "Sheikh"),
+ *    an organisation's legal form ("LLC", "OOO", "GmbH", "B.V."), a patronymic particle ("bin",
+ *    "ibn", "ben", "bint", "ould"), an Arabic article ("al", "el"), a connecting word ("of",
+ *    "de", "and"), or a name word. Particles open a new segment: the words after "bin" name the
+ *    father, so "Salman bin Muhammad" and "Muhammad bin Salman" align their words only within
+ *    the same segment.
+ */
+
+export type NamePartRole = 'name' | 'particle' | 'article' | 'honorific' | 'legal_form' | 'stopword'
+
+/** The script family a name part was written in; `abjad` marks Arabic and Hebrew (no short vowels). */
+export type NameScript =
+  | 'latin'
+  | 'cyrillic'
+  | 'greek'
+  | 'arabic'
+  | 'hebrew'
+  | 'armenian'
+  | 'georgian'
+  | 'han'
+  | 'hangul'
+  | 'kana'
+  | 'other'
+
+export interface NamePart {
+  /** ASCII lower-case form (after transliteration). */
+  text: string
+  role: NamePartRole
+  /** 0 before the first patronymic particle, then 1, 2, ... */
+  segment: number
+  /** The script the part was written in. */
+  script: NameScript
+  /** Consonant skeleton (abjadSkeleton) of a part written in Arabic or Hebrew; '' otherwise. */
+  skeleton: string
+}
+
+export interface AnalysedName {
+  parts: NamePart[]
+  /** The script of the name's letters when not Latin ("latin" when mixed or Latin). */
+  script: NameScript
+}
+
+/**
+ * Person-name prefixes: rigour's PERSON_NAME_PREFIXES (OpenSanctions, MIT) that are one word,
+ * plus the religious titles the UN and OFAC lists write in front of names (mullah, maulvi,
+ * haji, qari). Only dropped at the start of a name that keeps two or more parts.
+ */
+const HONORIFICS = new Set([
+  'admiral',
+  'amb',
+  'ambassador',
+  'baron',
+  'baroness',
+  'brigadier',
+  'capt',
+  'captain',
+  'col',
+  'colonel',
+  'dame',
+  'doctor',
+  'dr',
+  'excellency',
+  'fr',
+  'frau',
+  'general',
+  'haji',
+  'hajji',
+  'herr',
+  'hon',
+  'honorable',
+  'honourable',
+  'imam',
+  'lady',
+  'lord',
+  'madam',
+  'madame',
+  'maj',
+  'major',
+  'maulana',
+  'maulavi',
+  'maulvi',
+  'mawlawi',
+  'miss',
+  'mister',
+  'mme',
+  'monsieur',
+  'mr',
+  'mrs',
+  'ms',
+  'mulla',
+  'mullah',
+  'mx',
+  'prof',
+  'professor',
+  'qari',
+  'reverend',
+  'senor',
+  'senora',
+  'shaikh',
+  'sheik',
+  'sheikh',
+  'sir',
+])
+
+/**
+ * Organisation legal forms as they appear in list names once folded: the abbreviations and
+ * words of rigour's org_types.yml (OpenSanctions, MIT) that sanctioned parties use, in Latin
+ * and (folded from Cyrillic) "ooo", "oao", "zao", "pao", "tov". They say what kind of body it
+ * is, not which one, so they weigh nothing in the name score.
+ */
+const LEGAL_FORMS = new Set([
+  'ab',
+  'ag',
+  'ao',
+  'aps',
+  'as',
+  'asa',
+  'bhd',
+  'bv',
+  'cjsc',
+  'co',
+  'company',
+  'corp',
+  'corporation',
+  'cv',
+  'dd',
+  'dmcc',
+  'doo',
+  'eood',
+  'fze',
+  'fzc',
+  'fzco',
+  'fzllc',
+  'gmbh',
+  'inc',
+  'incorporated',
+  'jsc',
+  'kft',
+  'kg',
+  'llc',
+  'llp',
+  'lp',
+  'ltd',
+  'ltda',
+  'limited',
+  'mchj',
+  'nv',
+  'oao',
+  'ojsc',
+  'ood',
+  'ooo',
+  'oy',
+  'oyj',
+  'pao',
+  'pjsc',
+  'plc',
+  'pt',
+  'pte',
+  'pty',
+  'sa',
+  'sae',
+  'sal',
+  'sarl',
+  'sas',
+  'sdn',
+  'sl',
+  'spa',
+  'srl',
+  'sro',
+  'tov',
+  'wll',
+  'zao',
+  'zrt',
+])
+
+/**
+ * Legal forms written out in words, as word sequences ("joint stock company", "obshchestvo s
+ * ogranichennoi otvetstvennostiu" for ООО): every word of the sequence is a legal form. Words
+ * compare by Jaro-Winkler 0.85 so other romanisations ("aktsionernoe" / "akcionernoe") and typos
+ * ("compnay") are still recognised. Arabic "sharika" (شركة, company), "mu'assasa" (مؤسسة,
+ * establishment) and "al-mahduda" (المحدودة, limited) come from rigour's org symbols.
+ */
+const LEGAL_PHRASES: readonly (readonly string[])[] = [
+  ['limited', 'liability', 'company'],
+  ['limited', 'liability', 'partnership'],
+  ['closed', 'joint', 'stock', 'company'],
+  ['open', 'joint', 'stock', 'company'],
+  ['public', 'joint', 'stock', 'company'],
+  ['joint', 'stock', 'company'],
+  ['private', 'limited', 'company'],
+  ['public', 'limited', 'company'],
+  ['joint', 'venture'],
+  ['obshchestvo', 's', 'ogranichennoi', 'otvetstvennostiu'],
+  ['obshchestvo', 's', 'ogranichennoy', 'otvetstvennostyu'],
+  ['zakrytoe', 'aktsionernoe', 'obshchestvo'],
+  ['otkrytoe', 'aktsionernoe', 'obshchestvo'],
+  ['publichnoe', 'aktsionernoe', 'obshchestvo'],
+  ['aktsionernoe', 'obshchestvo'],
+  ['sociedad', 'anonima'],
+  ['societe', 'anonyme'],
+  ['sociedad', 'limitada'],
+  ['shrkh'],
+  ['mussh'],
+  ['lmhdwdh'],
+]
+/** Long legal-form words that a typo should not turn into name words ("limiwed", "compnay"). */
+const LONG_LEGAL_FORMS = ['limited', 'company', 'corporation', 'incorporated', 'gesellschaft']
+/** Long honorifics likewise ("Genera", "Profesor"). */
+const LONG_HONORIFICS = ['general', 'colonel', 'professor', 'captain', 'brigadier', 'admiral', 'sheikh']
+
+function closeTo(word: string, forms: readonly string[]): boolean {
+  for (const form of forms) {
+    if (Math.abs(form.length - word.length) <= 2 && word.length >= 5 && wordSimilarity(word, form) >= 0.83) {
+      return true
+    }
+  }
+  return false
+}
+
+/** Marks the words of written-out legal forms (LEGAL_PHRASES) found in a folded name. */
+function legalPhraseWords(words: readonly string[]): Set<number> {
+  const marked = new Set<number>()
+  for (const phrase of LEGAL_PHRASES) {
+    for (let start = 0; start + phrase.length <= words.length; start++) {
+      let all = true
+      for (let i = 0; i < phrase.length && all; i++) {
+        const word = words[start + i]!
+        const form = phrase[i]!
+        all = word === form || (form.length > 2 && jaroWinkler(word, form) >= 0.85)
+      }
+      if (all) for (let i = 0; i < phrase.length; i++) marked.add(start + i)
+    }
+  }
+  // A legal-form word split in two ("lia bility", "comp any").
+  for (let i = 0; i + 1 < words.length; i++) {
+    const joined = words[i]! + words[i + 1]!
+    if (LEGAL_FORMS.has(joined) || closeTo(joined, LONG_LEGAL_FORMS) || closeTo(joined, PHRASE_WORDS)) {
+      marked.add(i)
+      marked.add(i + 1)
+    }
+  }
+  return marked
+}
+
+const PHRASE_WORDS = [...new Set(LEGAL_PHRASES.flat().filter((word) => word.length >= 5))]
+
+/** Patronymic particles ("son/daughter of"): rigour's BIN and BINT symbols, folded to ASCII. */
+const PARTICLES = new Set(['bin', 'ibn', 'ben', 'bint', 'binti', 'bent', 'ould', 'walad', 'bn'])
+/** Arabic definite articles written as their own word ("al-Assad", "el Masri"). */
+const ARTICLES = new Set(['al', 'el', 'ul'])
+/** Connecting words of organisation and person names (a subset of rigour's STOPWORDS). */
+const STOPWORDS = new Set([
+  'and',
+  'da',
+  'das',
+  'de',
+  'del',
+  'della',
+  'der',
+  'des',
+  'di',
+  'die',
+  'do',
+  'dos',
+  'du',
+  'et',
+  'for',
+  'in',
+  'la',
+  'le',
+  'les',
+  'of',
+  'the',
+  'und',
+  'van',
+  'von',
+  'y',
+])
+
+const SCRIPT_TESTS: ReadonlyArray<readonly [NameScript, RegExp]> = [
+  ['latin', /\p{Script=Latin}/u],
+  ['cyrillic', /\p{Script=Cyrillic}/u],
+  ['arabic', /\p{Script=Arabic}/u],
+  ['han', /\p{Script=Han}/u],
+  ['hangul', /\p{Script=Hangul}/u],
+  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
+  ['greek', /\p{Script=Greek}/u],
+  ['hebrew', /\p{Script=Hebrew}/u],
+  ['armenian', /\p{Script=Armenian}/u],
+  ['georgian', /\p{Script=Georgian}/u],
+]
+const ASCII_WORD = /^[a-z0-9]+$/
+const NOT_ALPHANUMERIC = /[^a-z0-9]+/g
+const SYLLABLE_START = /(?=[A-Z])/
+
+function scriptOf(token: string): NameScript {
+  if (ASCII_WORD.test(token)) return 'latin'
+  for (const [script, test] of SCRIPT_TESTS) if (test.test(token)) return script
+  return 'other'
+}
+
+const ONE_COMMA = /^([^,]+),([^,]+)$/
+
+/**
+ * "Surname, Given names" (how OFAC and many registers write persons) in the order the name is
+ * said, "Given names Surname", so a patronymic particle keeps its place ("AL-WALID, Mahfouz
+ * Ould" -> "Mahfouz Ould AL-WALID"). Organisation names keep their commas' order.
+ */
+function inWrittenOrder(name: string, kind: 'person' | 'organization' | 'any'): string {
+  if (kind === 'organization') return name
+  const match = ONE_COMMA.exec(name)
+  return match ? `${match[2]!.trim()} ${match[1]!.trim()}` : name
+}
+
+/** One name part folded the way the matcher compares it: any-ascii, lower case, a-z and 0-9. */
+export function foldNamePart(part: string): string {
+  return anyAscii(part.normalize('NFKC')).toLowerCase().replace(NOT_ALPHANUMERIC, '')
+}
+
+/** True for scripts that leave short vowels unwritten, compared by consonant skeleton. */
+export function isAbjad(script: NameScript): boolean {
+  return script === 'arabic' || script === 'hebrew'
+}
+
+/**
+ * Splits a name into its analysed parts (see the file comment). `kind` says whether honorifics
+ * (persons) or legal forms (organisations) are recognised; `any` recognises both.
+ */
+export function analyseName(name: string, kind: 'person' | 'organization' | 'any' = 'any'): AnalysedName {
+  const raw: Array<{ text: string; script: NameScript; skeleton: string }> = []
+  let nonLatin: NameScript | null = null
+  for (const token of nameTokens(inWrittenOrder(name, kind))) {
+    const script = scriptOf(token)
+    if (script !== 'latin' && nonLatin === null) nonLatin = script
+    if (script === 'han' || script === 'hangul') {
+      for (const syllable of anyAscii(token).split(SYLLABLE_START)) {
+        const folded = syllable.toLowerCase().replace(NOT_ALPHANUMERIC, '')
+        if (folded) raw.push({ text: folded, script, skeleton: '' })
+      }
+    } else {
+      const folded = foldNamePart(token)
+      const skeleton = isAbjad(script) ? abjadSkeleton(token) : ''
+      if (folded) raw.push({ text: folded, script, skeleton })
+    }
+  }
+  const parts: NamePart[] = []
+  let segment = 0
+  let leading = true
+  const legalWords =
+    kind === 'person' || raw.length < 2 ? new Set<number>() : legalPhraseWords(raw.map((part) => part.text))
+  for (let i = 0; i < raw.length; i++) {
+    const { text, script, skeleton } = raw[i]!
+    let role: NamePartRole = 'name'
+    if (
+      leading &&
+      kind !== 'organization' &&
+      (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
+      raw.length - i > 2
+    ) {
+      role = 'honorific'
+    } else if (
+      kind !== 'person' &&
+      raw.length > 1 &&
+      (LEGAL_FORMS.has(text) || legalWords.has(i) || closeTo(text, LONG_LEGAL_FORMS))
+    ) {
+      role = 'legal_form'
+    } else if (i > 0 && i < raw.length - 1 && PARTICLES.has(text)) role = 'particle'
+    else if (ARTICLES.has(text) && i < raw.length - 1) role = 'article'
+    else if (STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
+    if (role !== 'honorific') leading = false
+    if (role === 'particle') segment++
+    parts.push({ text, role, segment, script, skeleton })
+  }
+  return {
+    parts,
+    script: nonLatin !== null && raw.every((part) => part.script !== 'latin') ? nonLatin : 'latin',
+  }
+}
+
+/**
+ * Double Metaphone codes of a part (primary, and secondary when it differs): the phonetic key
+ * candidate generation and the phonetic comparison use. Parts shorter than 3 letters and
+ * codes shorter than 2 carry too little to compare by sound.
+ */
+export function phoneticKeys(text: string): string[] {
+  if (text.length < 3 || !/^[a-z]/.test(text)) return []
+  const [primary, secondary] = doubleMetaphone(text)
+  const keys: string[] = []
+  if (primary.length >= 2) keys.push(primary)
+  if (secondary.length >= 2 && secondary !== primary) keys.push(secondary)
+  return keys
+}
+
+/** The first letter of the primary phonetic code: two spellings of one name start alike. */
+export function soundClass(text: string): string {
+  return doubleMetaphone(text)[0].slice(0, 1)
+}
+
+const SKELETON_DIGRAPHS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/kh/g, 'x'],
+  [/gh/g, 'k'],
+  [/sch|sh|ch/g, 's'],
+  [/th/g, 's'],
+  [/dh/g, 'd'],
+  [/ph/g, 'f'],
+  [/ou|oo/g, 'w'],
+  [/ee/g, 'y'],
+]
+
+/** Letters one Arabic or Persian letter is spelled with in Latin, merged into one class. */
+function skeletonLetters(text: string): string {
+  let value = text
+  for (const [pattern, replacement] of SKELETON_DIGRAPHS) value = value.replace(pattern, replacement)
+  return value.replace(/[qcg]/g, 'k').replace(/z/g, 'd').replace(/p/g, 'b')
+}
+
+/** Vowels and glides out, doubled letters once, a final h (ta marbuta) dropped. */
+function finishSkeleton(letters: string): string {
+  const value = letters.replace(/[aeiouywv0-9]/g, '').replace(/(.)\1+/g, '$1')
+  return value.endsWith('h') && value.length > 2 ? value.slice(0, -1) : value
+}
+
+/**
+ * The consonant skeleton of a Latin part, for comparing Latin spellings with Arabic and Hebrew
+ * ones. Written by hand because no library compares the two: Arabic and Hebrew script leave
+ * short vowels out ("محمد" is m-h-m-d), so "Muhammad", "Mohamed" and محمد can only be compared
+ * on their consonants. Vowels, the glides w/y/v (long vowels in those scripts) and doubled
+ * letters are dropped, and the letters one Arabic or Persian letter is spelled with in Latin are
+ * merged: kh -> x; sh/ch -> s; th -> s; q/gh/g/c -> k (ق is "gh" in Persian: Gholi / قلی);
+ * z/dh/d -> d (ض is "d" in Arabic, "z" in Persian: Ramadan / Ramazan, Reza / رضا); p -> b. A final h
+ * (ta marbuta: "Abdullah" / "Abdulla") is dropped.
+ */
+export function consonantSkeleton(text: string): string {
+  return finishSkeleton(skeletonLetters(text))
+}
+
+/**
+ * The consonant skeleton of a part written in Arabic or Hebrew script, from its letters: each
+ * letter is transliterated on its own (any-ascii) before the merges, so two letters never
+ * read as one digraph (ت + ح is t-h, not the "th" of ث).
+ */
+export function abjadSkeleton(word: string): string {
+  let letters = ''
+  for (const char of word)
+    letters += skeletonLetters(anyAscii(char).toLowerCase().replace(NOT_ALPHANUMERIC, ''))
+  return finishSkeleton(letters)
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest'
+import { abjadSkeleton, analyseName, consonantSkeleton } from './fuzzy-name-parts.ts'
+import { screenNameFuzzy } from './fuzzy-screen.ts'
+import { areNameVariants } from './given-name-variants.ts'
+import { evidenceAdjustments } from './match-evidence.ts'
+import { buildSanctionsIndexFromEntries } from './sanctions-index.ts'
+import { screenName } from './sanctions-screen.ts'
+import type { SanctionsEntry } from './types.ts'
+
+function entry(id: string, name: string, extra: Partial<SanctionsEntry> = {}): SanctionsEntry {
+  return {
+    list: 'ofac_sdn',
+    entry_id: id,
+    entry_type: 'person',
+    name,
+    aliases: [],
+    programmes: ['SDGT'],
+    countries: [],
+    listed_on: null,
+    identifiers: [],
+    ...extra,
+  }
+}
+
+const entries: SanctionsEntry[] = [
+  entry('1', 'PUTIN, Vladimir Vladimirovich', {
+    aliases: [{ name: 'Путин, Владимир Владимирович', kind: 'original_script' }],
+    birth_dates: ['1952-10-07'],
+    nationalities: ['RU'],
+    countries: ['RU'],
+    identifiers: [{ type: 'passport', value: '100000001', country: 'RU', label: 'Passport' }],
+  }),
+  entry('2', 'Muhammad bin Salman'),
+  entry('3', 'AL-ASSAD, Bashar', { aliases: [{ name: 'الأسد, بشار', kind: 'original_script' }] }),
+  entry('4', 'OOO Romashka', { entry_type: 'entity' }),
+  entry('5', 'AL QAIDA', { entry_type: 'entity' }),
+  entry('6', 'ZEMLYANIKA TRADING LIMITED', { entry_type: 'entity' }),
+  entry('7', 'محمد حمدي صادق', { aliases: [] }),
+  entry('8', 'KIM, Jong Un', { aliases: [{ name: 'Hong Gildong', kind: 'aka', quality: 'weak' }] }),
+]
+const index = buildSanctionsIndexFromEntries(entries)
+const ids = (name: string, options = {}) =>
+  screenNameFuzzy(index, name, options).matches.map((match) => match.entry_id)
+const first = (name: string, options = {}) => screenNameFuzzy(index, name, options).matches[0]
+
+describe('fuzzy name analysis', () => {
+  it('transliterates every part to lower-case ASCII (Cyrillic, Greek, Arabic, Han, Hangul syllables)', () => {
+    expect(analyseName('Путин Владимир').parts.map((part) => part.text)).toEqual(['putin', 'vladimir'])
+    expect(analyseName('Ιωάννης').parts.map((part) => part.text)).toEqual(['ioannis'])
+    expect(analyseName('김정은').parts.map((part) => part.text)).toEqual(['gim', 'jeong', 'eun'])
+    expect(analyseName('王国英').parts.map((part) => part.text)).toEqual(['wang', 'guo', 'ying'])
+    expect(analyseName('Müller-Lüdenscheidt').parts.map((part) => part.text)).toEqual([
+      'muller',
+      'ludenscheidt',
+    ])
+  })
+
+  it('marks honorifics, legal forms (also written out or misspelled), particles and articles', () => {
+    const roles = (name: string, kind: 'person' | 'organization' | 'any' = 'any') =>
+      analyseName(name, kind).parts.map((part) => `${part.text}:${part.role}`)
+    expect(roles('Mr John Smith', 'person')).toEqual(['mr:honorific', 'john:name', 'smith:name'])
+    expect(roles('ООО Ромашка', 'organization')).toEqual(['ooo:legal_form', 'romashka:name'])
+    expect(roles('Acme Holding B.V.', 'organization')).toEqual(['acme:name', 'holding:name', 'bv:legal_form'])
+    expect(roles('Joint Stock Company Rimera')).toEqual([
+      'joint:legal_form',
+      'stock:legal_form',
+      'company:legal_form',
+      'rimera:name',
+    ])
+    expect(roles('Teamford Enterprises Limitde')).toContain('limitde:legal_form')
+    expect(roles('Salman bin Muhammad')).toEqual(['salman:name', 'bin:particle', 'muhammad:name'])
+    expect(roles('Bashar al Assad')).toEqual(['bashar:name', 'al:article', 'assad:name'])
+  })
+
+  it('reads "Surname, Given names" in spoken order so particles keep their place', () => {
+    const parts = analyseName('AL-WALID, Mahfouz Ould', 'person').parts
+    expect(parts.map((part) => `${part.text}:${part.segment}`)).toEqual([
+      'mahfouz:0',
+      'ould:1',
+      'al:1',
+      'walid:1',
+    ])
+  })
+
+  it('gives a Latin spelling and the Arabic letters the same consonant skeleton', () => {
+    expect(consonantSkeleton('muhammad')).toBe('mhmd')
+    expect(consonantSkeleton('mohamed')).toBe('mhmd')
+    expect(abjadSkeleton('محمد')).toBe('mhmd')
+    // ت + ح are two letters, not the "th" of ث.
+    expect(abjadSkeleton('اتحادی')).toBe(consonantSkeleton('ettehadi'))
+  })
+
+  it('knows given-name variants from the Wikidata-based variant table', () => {
+    expect(areNameVariants('mohammed', 'muhammad')).toBe(true)
+    expect(areNameVariants('sergey', 'sergei')).toBe(true)
+    expect(areNameVariants('sergey', 'sergeevich')).toBe(false)
+  })
+})
+
+describe('screenNameFuzzy', () => {
+  it('finds a typo, another transliteration and a name variant, and says how', () => {
+    expect(first('Vladimir Putim')).toMatchObject({ entry_id: '1', match_type: 'name_fuzzy' })
+    expect(first('Vladimir Ptuin')).toMatchObject({ entry_id: '1', match_type: 'name_phonetic' })
+    expect(first('Vladimir Vladimirovich Putin')).toMatchObject({ entry_id: '1', match_type: 'name_tokens' })
+    expect(first('Mohammed bin Salman')).toMatchObject({ entry_id: '2', match_type: 'name_phonetic' })
+    const match = first('Mohammed bin Salman')!
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'mohammed',
+      listed: 'muhammad',
+      similarity: 0.95,
+      method: 'variant',
+    })
+  })
+
+  it('finds a Latin spelling of a name the list gives only in Arabic script', () => {
+    const match = first('Muhammad Hamdi Sadiq')!
+    expect(match).toMatchObject({ entry_id: '7', match_type: 'name_transliterated' })
+    expect(match.score_breakdown.parts.every((part) => part.method === 'transliteration')).toBe(true)
+  })
+
+  it('respects patronymic particles: the son is not the father', () => {
+    expect(ids('Salman bin Muhammad')).not.toContain('2')
+    // The exact mode's word-order rule would call it the same name.
+    expect(screenName(index, 'Salman bin Muhammad').matches.map((m) => m.match_type)).toEqual(['name_tokens'])
+  })
+
+  it('treats legal forms as such and joins or splits words', () => {
+    expect(first('Romashka LLC')).toMatchObject({ entry_id: '4', match_score: 1 })
+    expect(first('Zemlyanika Trading Ltd')).toMatchObject({ entry_id: '6' })
+    expect(first('AlQaida')).toMatchObject({ entry_id: '5' })
+    expect(first('AlQaida')!.score_breakdown.parts[0]).toMatchObject({ method: 'split', listed: 'al qaida' })
+  })
+
+  it('keeps different names apart', () => {
+    expect(ids('Vladimir Lukashenko')).toEqual([])
+    expect(ids('John Smith')).toEqual([])
+    expect(ids('Zemlyanika Holding')).toEqual([])
+  })
+
+  it('always returns what the exact mode returns, with a breakdown', () => {
+    const match = first('Hong Gildong', { threshold: 0.99 })!
+    expect(match).toMatchObject({ entry_id: '8', match_type: 'name_exact' })
+    expect(match.score_breakdown.alias_factor).toBe(0.9)
+  })
+
+  it('moves the score with evidence and shows each adjustment', () => {
+    const plain = first('Vladimir Ptuin')!.match_score
+    const born = first('Vladimir Ptuin', { birth_date: '1952' })!
+    expect(born.match_score).toBeCloseTo(plain + 0.05, 3)
+    expect(born.score_breakdown.evidence).toEqual([
+      expect.objectContaining({ field: 'birth_date', outcome: 'match', effect: 0.05 }),
+    ])
+    expect(ids('Vladimir Ptuin', { birth_date: '1980-01-01' })).toEqual([])
+    expect(first('Vladimir Ptuin', { id_number: '100 000 001' })!.match_score).toBe(1)
+    expect(ids('Vladimir Ptuin', { entity_type: 'organization' })).toEqual([])
+  })
+})
+
+describe('evidenceAdjustments', () => {
+  const putin = entries[0]!
+  it('compares what the list publishes and nothing else', () => {
+    expect(evidenceAdjustments(putin, { birth_date: '1952-10-07' })[0]).toMatchObject({ effect: 0.08 })
+    expect(evidenceAdjustments(putin, { birth_date: '1953' })).toEqual([])
+    expect(evidenceAdjustments(putin, { nationality: 'RU' })[0]).toMatchObject({ outcome: 'match' })
+    expect(evidenceAdjustments(putin, { nationality: 'FR' })[0]).toMatchObject({ outcome: 'conflict' })
+    expect(evidenceAdjustments(entries[1]!, { birth_date: '1980', nationality: 'SA' })).toEqual([])
+    expect(evidenceAdjustments(putin, { entity_type: 'vessel' })[0]).toMatchObject({ effect: -0.2 })
+    expect(evidenceAdjustments(putin, { id_number: 'X1' })).toEqual([])
+  })
+
+  it('reads a birth-year range', () => {
+    const ranged = entry('9', 'Someone', { birth_dates: ['1958/1960'] })
+    expect(evidenceAdjustments(ranged, { birth_date: '1959' })[0]).toMatchObject({ outcome: 'match' })
+    expect(evidenceAdjustments(ranged, { birth_date: '1970' })[0]).toMatchObject({ outcome: 'conflict' })
+  })
+})

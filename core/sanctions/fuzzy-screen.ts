@@ -1,0 +1,911 @@
+import { z } from 'zod'
+import { buildFuzzyIndex, type FuzzyIndex, nameKindOf, ROLE_CODES, SCRIPT_CODES } from './fuzzy-index.ts'
+import {
+  analyseName,
+  consonantSkeleton,
+  isAbjad,
+  type NamePart,
+  type NamePartRole,
+  phoneticKeys,
+} from './fuzzy-name-parts.ts'
+import { areNameVariants, nameVariants } from './given-name-variants.ts'
+import {
+  EVIDENCE_EFFECTS,
+  type EvidenceAdjustment,
+  EvidenceAdjustmentSchema,
+  evidenceAdjustments,
+  type MatchEvidence,
+} from './match-evidence.ts'
+import { nameKeys } from './name-normaliser.ts'
+import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
+import { REF_SLOTS, type SanctionsIndex } from './sanctions-index.ts'
+import {
+  baseMatch,
+  DEFAULT_MATCH_LIMIT,
+  LIST_ORDER,
+  MATCH_SCORES,
+  type MatchBasis,
+  type SanctionsMatch,
+} from './sanctions-screen.ts'
+import type { SanctionsAlias, SanctionsEntry } from './types.ts'
+
+/**
+ * The fuzzy screen (NAME_MATCHING.md, "Fuzzy mode"): everything the exact screen finds, plus
+ * names spelled differently from the listed ones: typos, other transliterations, Latin
+ * spellings of names the lists publish in Cyrillic or Arabic, joined or split words, given-name
+ * variants. Each match explains its score (score_breakdown).
+ *
+ * 1. Candidates: each name part of the query finds listed parts by exact text, spelling
+ *    variant, phonetic key, shared first or last three letters and (against Arabic and Hebrew
+ *    names) consonant skeleton; a listed part is kept when it compares at 0.8 or more. Names
+ *    come from the postings of the rarest query parts (a name that matches must match at least
+ *    one of them), so common words ("al", "company", "mohammed") never flood the scoring.
+ * 2. Alignment: the query's parts are paired with a candidate name's parts, best pair first,
+ *    one-to-one, also two parts against one joined part and back; pairs across a patronymic
+ *    particle ("bin") count half.
+ * 3. Score: sum of weight x similarity over aligned parts / (aligned weight + unaligned query
+ *    weight + 0.35 x unaligned listed weight). Rare parts weigh more than common ones; legal
+ *    forms and honorifics weigh nothing; a weak or low-quality alias scores x0.9.
+ * 4. Evidence (match-evidence.ts) moves the score; the threshold (default 0.78) decides.
+ */
+
+export const FUZZY_MATCH_TYPES = [
+  'name_exact',
+  'name_tokens',
+  'name_fuzzy',
+  'name_transliterated',
+  'name_phonetic',
+] as const
+export type FuzzyMatchType = (typeof FUZZY_MATCH_TYPES)[number]
+
+/** The fuzzy screen's default threshold, chosen on the benchmark's tuning seed (docs). */
+export const DEFAULT_FUZZY_THRESHOLD = 0.78
+
+/** How a query part was paired with a listed part. */
+export const PartMethodSchema = z
+  .enum(['exact', 'variant', 'phonetic', 'edit_distance', 'transliteration', 'joined', 'split', 'particle'])
+  .describe(
+    'exact: same letters; variant: known spelling of the same given name; phonetic: same Double Metaphone key; edit_distance: Jaro-Winkler; transliteration: consonant skeleton against an Arabic or Hebrew listed name; joined/split: two words against one; particle: bin/ibn/ben',
+  )
+export type PartMethod = z.infer<typeof PartMethodSchema>
+
+export const ScoreBreakdownSchema = z
+  .object({
+    listed_name: z.string().describe('The listed name (primary or alias) that matched, as published'),
+    listed_as: z.string().describe('The listed name as compared: folded, transliterated to Latin'),
+    query_as: z.string().describe('The screened name as compared'),
+    name_score: z.number().describe('Similarity of the two names before evidence, 0-1'),
+    parts: z
+      .array(
+        z
+          .object({
+            query: z.string().describe('Part(s) of the screened name'),
+            listed: z.string().describe('Part(s) of the listed name'),
+            similarity: z.number().describe('0-1'),
+            method: PartMethodSchema,
+          })
+          .strict(),
+      )
+      .describe('The aligned parts'),
+    unmatched_query_parts: z.array(z.string()).describe('Parts of the screened name nothing matched'),
+    unmatched_listed_parts: z.array(z.string()).describe('Parts of the listed name nothing matched'),
+    ignored_parts: z.array(z.string()).describe('Honorifics and legal forms, which weigh nothing'),
+    alias_factor: z.number().describe('1, or 0.9 for an alias the list marks weak or low quality'),
+    evidence: z.array(EvidenceAdjustmentSchema).describe('Score adjustments from the evidence given'),
+    threshold: z
+      .number()
+      .describe('The threshold the match passed (exact and word-order matches always pass)'),
+  })
+  .strict()
+export type ScoreBreakdown = z.infer<typeof ScoreBreakdownSchema>
+
+export type FuzzyMatch = Omit<SanctionsMatch, 'match_type'> & {
+  match_type: FuzzyMatchType
+  score_breakdown: ScoreBreakdown
+}
+
+export interface FuzzyScreenOptions extends MatchEvidence {
+  /** ISO alpha-2; entries linked to it are ordered first. Never excludes a match. */
+  country?: string
+  /** 0-1; default DEFAULT_FUZZY_THRESHOLD. */
+  threshold?: number
+  limit?: number
+}
+
+export interface FuzzyScreenResult {
+  matches: FuzzyMatch[]
+  truncated: boolean
+  total_matches: number
+}
+
+const ROLE_WEIGHT: Readonly<Record<NamePartRole, number>> = {
+  name: 1,
+  particle: 0.3,
+  article: 0.15,
+  stopword: 0.15,
+  honorific: 0,
+  legal_form: 0,
+}
+const UNMATCHED_LISTED_FACTOR = 0.25
+const PART_FLOOR = 0.8
+const WEAK_ALIAS_FACTOR = 0.9
+const CROSS_SEGMENT_FACTOR = 0.5
+const VARIANT_SIMILARITY = 0.95
+const PHONETIC_SIMILARITY = 0.86
+/** A transliteration pair on a skeleton of one or two consonants. */
+const SHORT_SKELETON_SIMILARITY = 0.85
+/** Sounding alike is not enough for words that share few letters ("Mario" / "Mehri" are both MR). */
+const PHONETIC_MIN_SIMILARITY = 0.7
+/** Two one-word names (after legal forms) must agree this closely, or their score is cut. */
+const ONE_WORD_SIMILARITY = 0.9
+const ONE_WORD_FACTOR = 0.85
+const SPLIT_SIMILARITY = 0.95
+const SKELETON_FACTOR = 0.95
+/** Candidate names scored at most per query; beyond it the rarest parts' names are kept. */
+const CANDIDATE_CAP = 4000
+
+const PARTICLE = ROLE_CODES.indexOf('particle')
+/** Parts of a name that can be aligned (bit masks of 31 bits); longer names keep the rest unmatched. */
+const MAX_PARTS = 30
+const IGNORED_ROLES = new Set<NamePartRole>(['honorific', 'legal_form'])
+
+const fuzzyIndexes = new WeakMap<SanctionsIndex, FuzzyIndex>()
+
+/**
+ * The fuzzy index of an exact index, built on first use and kept with it (so it is dropped
+ * with it when the lists are rebuilt). The screening service warms it right after a rebuild.
+ */
+export function fuzzyIndexOf(index: SanctionsIndex): FuzzyIndex {
+  let fuzzy = fuzzyIndexes.get(index)
+  if (!fuzzy) {
+    fuzzy = buildFuzzyIndex(index.entries)
+    fuzzyIndexes.set(index, fuzzy)
+  }
+  return fuzzy
+}
+
+interface PairResult {
+  sim: number
+  method: PartMethod
+}
+
+interface QueryPart extends NamePart {
+  abjad: boolean
+  /** Role weight x rarity of the part in the lists (1 when no listed name has it). */
+  weight: number
+  /** Listed token id -> comparison (only those at PART_FLOOR or more). */
+  matches: Map<number, PairResult>
+}
+
+/**
+ * A Latin part against an Arabic or Hebrew one, on consonant skeletons (fuzzy-name-parts.ts),
+ * also without an article written into the Arabic word (الأسد, "l-sd", against "Assad").
+ * Skeletons of one or two letters must be equal.
+ */
+function skeletonSimilarity(latin: string, abjad: string, latinText: string): number {
+  if (latin.length === 0 || abjad.length === 0) return 0
+  // One or two consonants say little: they must be equal, and a one-consonant skeleton must
+  // come from a short Latin word ("Ali" / علی, not "Popov" / ایوب).
+  if (Math.min(latin.length, abjad.length) <= 2) {
+    const same = latin === abjad || (abjad.length >= 3 && abjad.startsWith('l') && latin === abjad.slice(1))
+    if (!same || (latin.length === 1 && latinText.length > 3)) return 0
+    return SHORT_SKELETON_SIMILARITY
+  }
+  let best = latin === abjad ? 1 : Math.min(latin.length, abjad.length) <= 2 ? 0 : jaroWinkler(latin, abjad)
+  if (best < 1 && abjad.length >= 3 && abjad.startsWith('l')) {
+    const bare = abjad.slice(1)
+    const sim = latin === bare ? 1 : Math.min(latin.length, bare.length) <= 2 ? 0 : jaroWinkler(latin, bare)
+    if (sim > best) best = sim
+  }
+  return best * SKELETON_FACTOR
+}
+
+/** What compareNameParts needs of a part. */
+export interface ComparablePart {
+  text: string
+  abjad: boolean
+  /** Consonant skeleton: of the letters for abjad parts, of the Latin text otherwise. */
+  skeleton: string
+}
+
+/**
+ * Compares a query part with a listed part; null when they are not alike enough to pair.
+ * `samePhoneticKey` says whether the two share a Double Metaphone code (the index knows it
+ * from candidate generation, so codes are never recomputed per pair).
+ */
+export function compareNameParts(
+  query: ComparablePart,
+  listed: ComparablePart,
+  samePhoneticKey: boolean,
+): PairResult | null {
+  if (query.text === listed.text && query.abjad === listed.abjad) return { sim: 1, method: 'exact' }
+  if (query.abjad !== listed.abjad) {
+    const sim = query.abjad
+      ? skeletonSimilarity(listed.skeleton, query.skeleton, listed.text)
+      : skeletonSimilarity(query.skeleton, listed.skeleton, query.text)
+    return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
+  }
+  const a = query.text
+  const b = listed.text
+  if (a === b) return { sim: 1, method: 'exact' }
+  let sim = 0
+  let method: PartMethod = 'edit_distance'
+  if (areNameVariants(a, b)) {
+    sim = VARIANT_SIMILARITY
+    method = 'variant'
+  }
+  let close = -1
+  if (Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) {
+    close = wordSimilarity(a, b)
+    if (close > sim) {
+      sim = close
+      method = 'edit_distance'
+    }
+  }
+  if (samePhoneticKey && PHONETIC_SIMILARITY > sim && a[0] === b[0] && close >= PHONETIC_MIN_SIMILARITY) {
+    sim = PHONETIC_SIMILARITY
+    method = 'phonetic'
+  }
+  return sim >= PART_FLOOR ? { sim, method } : null
+}
+
+const VIA_PHONETIC = 1
+
+function addCandidates(ids: Map<number, number>, list: readonly number[] | undefined, flags: number): void {
+  if (!list) return
+  for (const id of list) ids.set(id, (ids.get(id) ?? 0) | flags)
+}
+
+/** Listed tokens a query part may match, with VIA_PHONETIC set when they share a phonetic code. */
+function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number> {
+  const ids = new Map<number, number>()
+  const exact = fuzzy.tokenIds.get(part.text)
+  if (exact !== undefined) ids.set(exact, 0)
+  for (const variant of nameVariants(part.text)) {
+    const id = fuzzy.tokenIds.get(variant)
+    if (id !== undefined) ids.set(id, ids.get(id) ?? 0)
+  }
+  for (const key of phoneticKeys(part.text)) addCandidates(ids, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
+  if (part.text.length >= 4) {
+    for (const list of [fuzzy.byPrefix.get(part.text.slice(0, 3)), fuzzy.bySuffix.get(part.text.slice(-3))]) {
+      if (!list) continue
+      for (const id of list) {
+        if (Math.abs(fuzzy.tokens[id]!.length - part.text.length) <= 2) ids.set(id, ids.get(id) ?? 0)
+      }
+    }
+  }
+  if (!part.abjad) {
+    if (part.skeleton) addCandidates(ids, fuzzy.bySkeleton.get(part.skeleton), 0)
+  }
+  return ids
+}
+
+function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
+  const skeleton = fuzzy.tokenSkeleton.get(id)
+  return { text: fuzzy.tokens[id]!, abjad: skeleton !== undefined, skeleton: skeleton ?? '' }
+}
+
+function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
+  const parts = analyseName(name, kind)
+    .parts.slice(0, MAX_PARTS)
+    .map((part): QueryPart => {
+      const id = part.role === 'name' ? fuzzy.tokenIds.get(part.text) : undefined
+      const weight = ROLE_WEIGHT[part.role] * (id === undefined ? 1 : fuzzy.tokenWeight[id]!)
+      const abjad = isAbjad(part.script)
+      const skeleton = abjad ? part.skeleton : consonantSkeleton(part.text)
+      return { ...part, abjad, skeleton, weight, matches: new Map() }
+    })
+  for (const part of parts) {
+    if (part.role !== 'name') continue
+    for (const [id, flags] of candidateTokens(fuzzy, part)) {
+      const listed = listedPart(fuzzy, id)
+      const result = compareNameParts(part, listed, (flags & VIA_PHONETIC) !== 0)
+      if (result) part.matches.set(id, result)
+    }
+  }
+  return parts
+}
+
+/** Two adjacent query parts written as one listed part ("al qaida" / "alqaida"). */
+interface JoinedMatch {
+  queryIndex: number
+  tokenId: number
+  sim: number
+}
+
+/** One query part written as two adjacent listed parts ("abubakr" / "abu bakr"). */
+interface SplitMatch {
+  queryIndex: number
+  leftId: number
+  rightId: number
+}
+
+function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
+  const joined: JoinedMatch[] = []
+  const split: SplitMatch[] = []
+  for (let i = 0; i + 1 < parts.length; i++) {
+    const a = parts[i]!
+    const b = parts[i + 1]!
+    if (IGNORED_ROLES.has(a.role) || IGNORED_ROLES.has(b.role) || a.role === 'particle') continue
+    if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
+      // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
+      const skeleton = consonantSkeleton(a.text + b.text)
+      for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) {
+        const sim = skeletonSimilarity(skeleton, fuzzy.tokenSkeleton.get(id) ?? '', a.text + b.text)
+        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, tokenId: id, sim })
+      }
+    }
+    const text = a.text + b.text
+    const exact = fuzzy.tokenIds.get(text)
+    if (exact !== undefined) joined.push({ queryIndex: i, tokenId: exact, sim: SPLIT_SIMILARITY })
+    else if (text.length >= 6) {
+      for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
+        const token = fuzzy.tokens[id]!
+        if (Math.abs(token.length - text.length) > 1) continue
+        const sim = wordSimilarity(text, token)
+        if (sim >= 0.9) joined.push({ queryIndex: i, tokenId: id, sim: sim * SPLIT_SIMILARITY })
+      }
+    }
+  }
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    if (part.role !== 'name' || part.text.length < 5) continue
+    if (!part.abjad && part.text.length >= 7) {
+      // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
+      for (let cut = 3; cut <= part.text.length - 3; cut++) {
+        const left = fuzzy.bySkeleton.get(consonantSkeleton(part.text.slice(0, cut)))
+        const right = fuzzy.bySkeleton.get(consonantSkeleton(part.text.slice(cut)))
+        if (!left || !right || left.length * right.length > 64) continue
+        for (const leftId of left) for (const rightId of right) split.push({ queryIndex: i, leftId, rightId })
+      }
+    }
+    for (let cut = 2; cut <= part.text.length - 2; cut++) {
+      const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
+      const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
+      if (leftId !== undefined && rightId !== undefined) split.push({ queryIndex: i, leftId, rightId })
+    }
+  }
+  return { joined, split }
+}
+
+/** An aligned pair: one or two query parts (q1 = -1 for one) with one or two listed parts. */
+interface Pair {
+  q0: number
+  q1: number
+  l0: number
+  l1: number
+  sim: number
+  method: PartMethod
+}
+
+interface NameScore {
+  score: number
+  pairs: Pair[]
+  unmatchedQuery: number[]
+  unmatchedListed: number[]
+  ignoredListed: number[]
+}
+
+const NAME_ROLE = ROLE_CODES.indexOf('name')
+const IGNORED_ROLE_CODES = new Uint8Array(ROLE_CODES.map((role) => (IGNORED_ROLES.has(role) ? 1 : 0)))
+const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[role]))
+
+function byPairOrder(a: Pair, b: Pair): number {
+  const widthA = (a.q1 >= 0 ? 2 : 1) + (a.l1 >= 0 ? 2 : 1)
+  const widthB = (b.q1 >= 0 ? 2 : 1) + (b.l1 >= 0 ? 2 : 1)
+  return b.sim - a.sim || widthB - widthA || a.l0 - b.l0
+}
+
+function listedWeight(fuzzy: FuzzyIndex, p: number): number {
+  return ROLE_WEIGHT_CODES[fuzzy.partRole[p]!]! * fuzzy.tokenWeight[fuzzy.partToken[p]!]!
+}
+
+/**
+ * Aligns the query with one listed name and scores it (steps 2 and 3 of the file comment).
+ * Returns null when too few name words agree to call it a match at any threshold. Written
+ * without closures or per-part arrays: it runs for every candidate name of every query.
+ */
+function scoreName(
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  name: number,
+  joined: readonly JoinedMatch[],
+  split: readonly SplitMatch[],
+): NameScore | null {
+  const start = fuzzy.partStart[name]!
+  const end = fuzzy.partStart[name + 1]!
+  let queryHasParticle = false
+  for (const part of query) if (part.role === 'particle') queryHasParticle = true
+  let listedHasParticle = false
+  for (let p = start; p < end; p++) if (fuzzy.partRole[p] === PARTICLE) listedHasParticle = true
+  const checkSegments = queryHasParticle && listedHasParticle
+
+  const pairs: Pair[] = []
+  for (let q = 0; q < query.length; q++) {
+    const part = query[q]!
+    if (IGNORED_ROLES.has(part.role)) continue
+    for (let p = start; p < end && p - start < MAX_PARTS; p++) {
+      const roleCode = fuzzy.partRole[p]!
+      if (IGNORED_ROLE_CODES[roleCode] === 1) continue
+      const token = fuzzy.partToken[p]!
+      let sim = 0
+      let method: PartMethod = 'exact'
+      if (part.role === 'name') {
+        if (roleCode === NAME_ROLE) {
+          const result = part.matches.get(token)
+          if (result) {
+            sim = result.sim
+            method = result.method
+          }
+        }
+      } else if (part.role === 'particle') {
+        if (roleCode === PARTICLE) {
+          sim = 1
+          method = 'particle'
+        }
+      } else if (ROLE_CODES[roleCode] === part.role && part.text === fuzzy.tokens[token]) sim = 1
+      if (sim === 0) continue
+      if (checkSegments && part.segment !== fuzzy.partSegment[p]) sim *= CROSS_SEGMENT_FACTOR
+      pairs.push({ q0: q, q1: -1, l0: p, l1: -1, sim, method })
+    }
+  }
+  for (const match of joined) {
+    for (let p = start; p < end && p - start < MAX_PARTS; p++) {
+      if (fuzzy.partToken[p] !== match.tokenId || fuzzy.partRole[p] !== NAME_ROLE) continue
+      const factor =
+        checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
+      pairs.push({
+        q0: match.queryIndex,
+        q1: match.queryIndex + 1,
+        l0: p,
+        l1: -1,
+        sim: match.sim * factor,
+        method: 'joined',
+      })
+    }
+  }
+  for (const match of split) {
+    for (let p = start; p + 1 < end && p + 1 - start < MAX_PARTS; p++) {
+      if (fuzzy.partToken[p] !== match.leftId || fuzzy.partToken[p + 1] !== match.rightId) continue
+      const factor =
+        checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
+      pairs.push({
+        q0: match.queryIndex,
+        q1: -1,
+        l0: p,
+        l1: p + 1,
+        sim: SPLIT_SIMILARITY * factor,
+        method: 'split',
+      })
+    }
+  }
+  pairs.sort(byPairOrder)
+
+  // Greedy one-to-one assignment, best pair first; bit masks of used parts (names are short).
+  let usedQuery = 0
+  let usedListed = 0
+  const chosen: Pair[] = []
+  let aligned = 0
+  let weighted = 0
+  let alignedNames = 0
+  for (const pair of pairs) {
+    if (pair.sim < PART_FLOOR) break
+    const queryBits = (1 << pair.q0) | (pair.q1 >= 0 ? 1 << pair.q1 : 0)
+    const listedBits = (1 << (pair.l0 - start)) | (pair.l1 >= 0 ? 1 << (pair.l1 - start) : 0)
+    if ((usedQuery & queryBits) !== 0 || (usedListed & listedBits) !== 0) continue
+    usedQuery |= queryBits
+    usedListed |= listedBits
+    chosen.push(pair)
+    const queryWeight = query[pair.q0]!.weight + (pair.q1 >= 0 ? query[pair.q1]!.weight : 0)
+    const listed = listedWeight(fuzzy, pair.l0) + (pair.l1 >= 0 ? listedWeight(fuzzy, pair.l1) : 0)
+    const weight = Math.max(queryWeight, listed)
+    aligned += weight
+    weighted += weight * pair.sim
+    if (fuzzy.partRole[pair.l0] === NAME_ROLE || (pair.l1 >= 0 && fuzzy.partRole[pair.l1] === NAME_ROLE)) {
+      alignedNames++
+    }
+  }
+
+  const unmatchedQuery: number[] = []
+  let queryRest = 0
+  let queryNames = 0
+  for (let q = 0; q < query.length; q++) {
+    const part = query[q]!
+    if (IGNORED_ROLES.has(part.role)) continue
+    if (part.role === 'name') queryNames++
+    if ((usedQuery & (1 << q)) !== 0) continue
+    unmatchedQuery.push(q)
+    queryRest += part.weight
+  }
+  const unmatchedListed: number[] = []
+  const ignoredListed: number[] = []
+  let listedRest = 0
+  for (let p = start; p < end; p++) {
+    if (IGNORED_ROLE_CODES[fuzzy.partRole[p]!] === 1) {
+      ignoredListed.push(p)
+      continue
+    }
+    if (p - start < MAX_PARTS && (usedListed & (1 << (p - start))) !== 0) continue
+    unmatchedListed.push(p)
+    listedRest += listedWeight(fuzzy, p)
+  }
+  if (alignedNames === 0 || alignedNames < Math.min(2, queryNames, fuzzy.nameWords[name]!)) return null
+  const denominator = aligned + queryRest + UNMATCHED_LISTED_FACTOR * listedRest
+  if (denominator <= 0) return null
+  let score = weighted / denominator
+  // One distinctive word on each side ("Russel Inc" / "Russul OOO"): one letter is the name.
+  if (queryNames === 1 && fuzzy.nameWords[name] === 1 && chosen.length > 0) {
+    let bestName = 0
+    for (const pair of chosen)
+      if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim > bestName) bestName = pair.sim
+    if (bestName < ONE_WORD_SIMILARITY) score *= ONE_WORD_FACTOR
+  }
+  return { score, pairs: chosen, unmatchedQuery, unmatchedListed, ignoredListed }
+}
+
+/**
+ * An upper bound of scoreName's score, computed without allocating: each query part at its
+ * best similarity in the name, listed parts that nothing in the query resembles counted as
+ * unmatched. Names whose bound is under the floor are not aligned at all.
+ */
+function scoreBound(
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  name: number,
+  best: Float64Array,
+): number {
+  const start = fuzzy.partStart[name]!
+  const end = fuzzy.partStart[name + 1]!
+  best.fill(0, 0, query.length)
+  let listedRest = 0
+  for (let p = start; p < end; p++) {
+    const role = ROLE_CODES[fuzzy.partRole[p]!]!
+    if (role !== 'name') continue
+    const token = fuzzy.partToken[p]!
+    let matched = false
+    for (let q = 0; q < query.length; q++) {
+      const part = query[q]!
+      if (part.role !== 'name') continue
+      const result = part.matches.get(token)
+      if (result) {
+        matched = true
+        if (result.sim > best[q]!) best[q] = result.sim
+      }
+    }
+    if (!matched) listedRest += fuzzy.tokenWeight[token]!
+  }
+  let weighted = 0
+  let total = 0
+  for (let q = 0; q < query.length; q++) {
+    const part = query[q]!
+    if (part.role !== 'name') continue
+    const weight = part.weight
+    weighted += weight * best[q]!
+    total += weight
+  }
+  return total === 0 ? 1 : weighted / (total + UNMATCHED_LISTED_FACTOR * listedRest)
+}
+
+function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number>): boolean {
+  if (tokens.size === 0) return false
+  for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) {
+    if (tokens.has(fuzzy.partToken[p]!)) return true
+  }
+  return false
+}
+
+interface Scratch {
+  stamp: Uint32Array
+  counts: Uint8Array
+  clock: number
+}
+
+const scratches = new WeakMap<FuzzyIndex, Scratch>()
+
+/**
+ * Candidate names (step 1): every name that shares a matched part with at least as many query
+ * parts as an alignment needs (two, or one when either name has a single name word). Counted
+ * over the postings in two typed arrays kept with the index, so a query allocates no per-name
+ * objects; only the names that pass are scored.
+ */
+function candidateNames(
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  joined: readonly JoinedMatch[],
+  split: readonly SplitMatch[],
+): number[] {
+  let scratch = scratches.get(fuzzy)
+  if (!scratch) {
+    scratch = { stamp: new Uint32Array(fuzzy.nameCount), counts: new Uint8Array(fuzzy.nameCount), clock: 0 }
+    scratches.set(fuzzy, scratch)
+  }
+  const { stamp, counts } = scratch
+  const touched: number[] = []
+  let groups = 0
+  for (let q = 0; q < query.length; q++) {
+    const part = query[q]!
+    if (part.role !== 'name') continue
+    const tokens = new Set<number>(part.matches.keys())
+    for (const match of joined)
+      if (match.queryIndex === q || match.queryIndex + 1 === q) tokens.add(match.tokenId)
+    for (const match of split) {
+      if (match.queryIndex !== q) continue
+      const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
+      tokens.add(postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId)
+    }
+    if (tokens.size === 0) continue
+    groups++
+    if (scratch.clock >= 0xfffffff0) {
+      stamp.fill(0)
+      scratch.clock = 0
+    }
+    const mark = ++scratch.clock
+    for (const t of tokens) {
+      for (let i = fuzzy.postingStart[t]!; i < fuzzy.postingStart[t + 1]!; i++) {
+        const name = fuzzy.postings[i]!
+        if (stamp[name] === mark) continue
+        stamp[name] = mark
+        if (counts[name] === 0) touched.push(name)
+        if (counts[name]! < 255) counts[name]!++
+      }
+    }
+  }
+  const candidates: number[] = []
+  for (const name of touched) {
+    const need = Math.min(2, groups, fuzzy.nameWords[name]!)
+    if (counts[name]! >= need) candidates.push(name)
+    counts[name] = 0
+  }
+  if (candidates.length > CANDIDATE_CAP) {
+    candidates.splice(CANDIDATE_CAP)
+  }
+  return candidates
+}
+
+function aliasOf(entry: SanctionsEntry, slot: number): SanctionsAlias | undefined {
+  return slot === 0 ? undefined : entry.aliases[slot - 1]
+}
+
+function isWeak(alias: SanctionsAlias | undefined): boolean {
+  return alias?.quality === 'weak' || alias?.quality === 'low'
+}
+
+function basisOf(entry: SanctionsEntry, alias: SanctionsAlias | undefined): MatchBasis {
+  const basis: MatchBasis = alias
+    ? { field: 'alias', value: alias.name }
+    : { field: 'primary_name', value: entry.name }
+  if (alias?.kind) basis.alias_kind = alias.kind
+  if (alias?.quality) basis.alias_quality = alias.quality
+  return basis
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000
+}
+
+interface Hit {
+  entryIndex: number
+  slot: number
+  type: FuzzyMatchType
+  nameScore: number
+  /** Exact and word-order matches pass whatever the threshold (exact mode finds them too). */
+  always: boolean
+  detail: NameScore | null
+}
+
+/** The fuzzy index's name of an entry's slot (names are stored in entry order); -1 when absent. */
+function nameOf(fuzzy: FuzzyIndex, entryIndex: number, slot: number): number {
+  let low = 0
+  let high = fuzzy.nameCount
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (fuzzy.nameEntry[mid]! < entryIndex) low = mid + 1
+    else high = mid
+  }
+  for (let n = low; n < fuzzy.nameCount && fuzzy.nameEntry[n] === entryIndex; n++) {
+    if (fuzzy.nameSlot[n] === slot) return n
+  }
+  return -1
+}
+
+function segmentsAgree(query: readonly QueryPart[], fuzzy: FuzzyIndex, name: number): boolean {
+  const start = fuzzy.partStart[name]!
+  const end = fuzzy.partStart[name + 1]!
+  const bySegment = (texts: Array<[string, number]>) =>
+    texts
+      .map(([text, segment]) => `${segment}:${text}`)
+      .sort()
+      .join(' ')
+  const listed: Array<[string, number]> = []
+  for (let p = start; p < end; p++) listed.push([fuzzy.tokens[fuzzy.partToken[p]!]!, fuzzy.partSegment[p]!])
+  return bySegment(query.map((part) => [part.text, part.segment])) === bySegment(listed)
+}
+
+/**
+ * Screens a name in fuzzy mode (see the file comment). Same ordering rules as the exact screen
+ * (`country` first, then score, list, list order); capped at `limit` with `truncated`.
+ */
+export function screenNameFuzzy(
+  index: SanctionsIndex,
+  name: string,
+  options: FuzzyScreenOptions = {},
+): FuzzyScreenResult {
+  const threshold = options.threshold ?? DEFAULT_FUZZY_THRESHOLD
+  const fuzzy = fuzzyIndexOf(index)
+  const kind =
+    options.entity_type === 'person'
+      ? 'person'
+      : options.entity_type === 'organization' || options.entity_type === 'vessel'
+        ? 'organization'
+        : 'any'
+  const query = analyseQuery(fuzzy, name, kind)
+  const best = new Map<number, Hit>()
+  const offer = (hit: Hit) => {
+    const current = best.get(hit.entryIndex)
+    if (
+      current === undefined ||
+      hit.nameScore > current.nameScore ||
+      (hit.nameScore === current.nameScore && hit.always && !current.always)
+    ) {
+      best.set(hit.entryIndex, hit)
+    }
+  }
+
+  // Exact and word-order matches, as the exact screen finds them (same keys, same scores);
+  // word order across a patronymic particle does not count ("Salman bin Muhammad" is not
+  // "Muhammad bin Salman").
+  const keys = nameKeys(name)
+  if (keys) {
+    const consider = (refs: readonly number[] | undefined, type: 'name_exact' | 'name_tokens') => {
+      for (const ref of refs ?? []) {
+        const entryIndex = Math.floor(ref / REF_SLOTS)
+        const slot = ref % REF_SLOTS
+        const fuzzyName = nameOf(fuzzy, entryIndex, slot)
+        if (type === 'name_tokens' && fuzzyName >= 0 && !segmentsAgree(query, fuzzy, fuzzyName)) continue
+        const alias = aliasOf(index.entries[entryIndex]!, slot)
+        const tier =
+          alias === undefined ||
+          (alias.kind === 'original_script' && alias.quality === undefined) ||
+          !alias.kind
+            ? MATCH_SCORES.primary
+            : isWeak(alias)
+              ? MATCH_SCORES.weakAlias
+              : MATCH_SCORES.strongAlias
+        const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], []) : null
+        const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
+        offer({
+          entryIndex,
+          slot,
+          type,
+          nameScore: Math.max(tier[type], (detail?.score ?? 0) * factor),
+          always: true,
+          detail,
+        })
+      }
+    }
+    consider(index.byExactName.get(keys.exact), 'name_exact')
+    consider(index.byTokenKey.get(keys.tokens), 'name_tokens')
+  }
+
+  const { joined, split } = joinedAndSplit(fuzzy, query)
+  // Evidence can lift a score by at most the positive effects of the evidence given.
+  const lift =
+    (options.id_number ? EVIDENCE_EFFECTS.idNumber : 0) +
+    (options.birth_date ? EVIDENCE_EFFECTS.birthDateExact : 0) +
+    (options.nationality ? EVIDENCE_EFFECTS.nationality : 0)
+  const floor = Math.max(0, threshold - lift) * WEAK_ALIAS_FACTOR
+  const twoForOne = new Set<number>()
+  for (const match of joined) twoForOne.add(match.tokenId)
+  for (const match of split) twoForOne.add(match.leftId)
+  const bestSims = new Float64Array(query.length)
+  for (const n of candidateNames(fuzzy, query, joined, split)) {
+    if (!hasAnyToken(fuzzy, n, twoForOne) && scoreBound(fuzzy, query, n, bestSims) < floor) continue
+    const detail = scoreName(fuzzy, query, n, joined, split)
+    if (!detail) continue
+    const entryIndex = fuzzy.nameEntry[n]!
+    const slot = fuzzy.nameSlot[n]!
+    const entry = index.entries[entryIndex]!
+    const factor = isWeak(aliasOf(entry, slot)) ? WEAK_ALIAS_FACTOR : 1
+    const nameScore = detail.score * factor
+    if (nameScore < floor / WEAK_ALIAS_FACTOR) continue
+    const current = best.get(entryIndex)
+    if (current?.always) continue
+    const listedScript = SCRIPT_CODES[fuzzy.nameScript[n]!]!
+    const queryScript = query.some((part) => part.script !== 'latin')
+    const type: FuzzyMatchType =
+      (listedScript !== 'latin') !== queryScript ||
+      detail.pairs.some((pair) => pair.method === 'transliteration')
+        ? 'name_transliterated'
+        : detail.pairs.some((pair) => pair.method === 'phonetic' || pair.method === 'variant')
+          ? 'name_phonetic'
+          : 'name_fuzzy'
+    offer({ entryIndex, slot, type, nameScore, always: false, detail })
+  }
+
+  const country = options.country?.toUpperCase()
+  const ranked: Array<{ hit: Hit; score: number; adjustments: EvidenceAdjustment[]; countryFirst: boolean }> =
+    []
+  for (const hit of best.values()) {
+    const entry = index.entries[hit.entryIndex]!
+    const adjustments = evidenceAdjustments(entry, options)
+    const score = Math.min(
+      1,
+      Math.max(0, hit.nameScore + adjustments.reduce((sum, adjustment) => sum + adjustment.effect, 0)),
+    )
+    if (!hit.always && score < threshold) continue
+    ranked.push({
+      hit,
+      score: round(score),
+      adjustments,
+      countryFirst: country !== undefined && entry.countries.includes(country),
+    })
+  }
+  ranked.sort(
+    (a, b) =>
+      Number(b.countryFirst) - Number(a.countryFirst) ||
+      b.score - a.score ||
+      LIST_ORDER[index.entries[a.hit.entryIndex]!.list] - LIST_ORDER[index.entries[b.hit.entryIndex]!.list] ||
+      a.hit.entryIndex - b.hit.entryIndex,
+  )
+  const cap = Math.max(0, options.limit ?? DEFAULT_MATCH_LIMIT)
+  const kept = ranked.length > cap ? ranked.slice(0, cap) : ranked
+  return {
+    matches: kept.map(({ hit, score, adjustments }) =>
+      toMatch(index, fuzzy, query, hit, score, adjustments, threshold),
+    ),
+    truncated: ranked.length > cap,
+    total_matches: ranked.length,
+  }
+}
+
+function toMatch(
+  index: SanctionsIndex,
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  hit: Hit,
+  score: number,
+  adjustments: EvidenceAdjustment[],
+  threshold: number,
+): FuzzyMatch {
+  const entry = index.entries[hit.entryIndex]!
+  const alias = aliasOf(entry, hit.slot)
+  const listedName = alias ? alias.name : entry.name
+  const detail = hit.detail
+  const name = nameOf(fuzzy, hit.entryIndex, hit.slot)
+  const listedText = (p: number) => fuzzy.tokens[fuzzy.partToken[p]!]!
+  const listedParts: string[] = []
+  if (name >= 0) {
+    for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) listedParts.push(listedText(p))
+  }
+  return {
+    ...baseMatch(entry),
+    matched_name: listedName,
+    match_score: score,
+    match_type: hit.type,
+    basis: basisOf(entry, alias),
+    score_breakdown: {
+      listed_name: listedName,
+      listed_as: listedParts.join(' '),
+      query_as: query.map((part) => part.text).join(' '),
+      name_score: round(hit.nameScore),
+      parts: (detail?.pairs ?? []).map((pair) => ({
+        query: pair.q1 >= 0 ? `${query[pair.q0]!.text} ${query[pair.q1]!.text}` : query[pair.q0]!.text,
+        listed: pair.l1 >= 0 ? `${listedText(pair.l0)} ${listedText(pair.l1)}` : listedText(pair.l0),
+        similarity: round(pair.sim),
+        method: pair.method,
+      })),
+      unmatched_query_parts: (detail?.unmatchedQuery ?? []).map((q) => query[q]!.text),
+      unmatched_listed_parts: (detail?.unmatchedListed ?? []).map(listedText),
+      ignored_parts: [
+        ...query.filter((part) => IGNORED_ROLES.has(part.role)).map((part) => part.text),
+        ...(detail?.ignoredListed ?? []).map(listedText),
+      ],
+      alias_factor: isWeak(alias) ? WEAK_ALIAS_FACTOR : 1,
+      evidence: adjustments,
+      threshold,
+    },
+  }
+}
+
+/** Which kind of name analysis an entry's names get (for tests and the benchmark). */
+export { nameKindOf }

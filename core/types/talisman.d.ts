@@ -1,0 +1,6 @@
+/** talisman ships no type declarations; these cover the one module the matcher uses. */
+declare module 'talisman/metrics/jaro-winkler.js' {
+  /** Jaro-Winkler similarity (0-1) with the standard prefix scale 0.1 and boost threshold 0.7. */
+  const jaroWinkler: (a: string, b: string) => number
+  export default jaroWinkler
+}
