@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, inArray, lte, not, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, ne, not, or, sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import type { Clock, Tier } from '../../context.ts'
 import { creditTopUp } from '../../keys/api-keys.ts'
@@ -301,6 +301,7 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
     async orphans(
       isAlive: (instanceId: string) => Promise<boolean>,
     ): Promise<{ id: string; phase: SettlementPhase; payment: VerifiedPayment }[]> {
+      const staleBefore = clock.now().getTime() - staleSettlingMs
       const rows = await db
         .select()
         .from(settlements)
@@ -308,9 +309,14 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
           and(
             eq(settlements.status, 'PENDING'),
             inArray(settlements.phase, ['reserved', 'settling', 'unknown']),
+            // This process's own rows are calls in flight, unless one was left settling too long:
+            // not read at all (every worker pass runs this, with any number of calls in flight).
+            or(
+              ne(settlements.instanceId, instanceId),
+              and(eq(settlements.phase, 'settling'), lte(settlements.updatedAt, new Date(staleBefore))),
+            ),
           ),
         )
-      const staleBefore = clock.now().getTime() - staleSettlingMs
       const alive = new Map<string, boolean>([[instanceId, true]])
       for (const owner of new Set(rows.map((row) => row.instanceId))) {
         if (!alive.has(owner)) alive.set(owner, await isAlive(owner))
