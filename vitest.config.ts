@@ -1,11 +1,49 @@
 import { defineConfig } from 'vitest/config'
+import { LongestFirstSequencer } from './test/support/sequencer.ts'
 
+/** What every project shares (the global setup runs once, at the root). */
+const shared = { testTimeout: 30_000, hookTimeout: 60_000 } as const
+
+/** Test files in flight per pool; TEST_WORKERS overrides (docs/architecture.md, "Tests"). */
+const workers = Number(process.env.TEST_WORKERS ?? 2)
+
+/**
+ * Three projects, one per kind of test (docs/architecture.md, "Tests"):
+ * - unit: beside the code they test, in core/, http/, tools/, server/, client/ (and the checks of
+ *   the test harness itself). Worker threads that keep their loaded modules from one file to the
+ *   next: importing the service graph is most of a small file's cost.
+ * - e2e: test/e2e/, suites that boot the whole service;
+ * - faults: test/faults/, kill -9, outages, two processes, load.
+ *   Both in child processes, one fresh process per file.
+ * The two pools run at the same time; the sequencer starts the longest files first.
+ */
 export default defineConfig({
   test: {
-    include: ['{core,http,tools,server,client,test,examples}/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    ...shared,
     globalSetup: ['test/support/global-setup.ts'],
+    // Most test time is waiting (PGlite, child processes, sockets), so a 2-core machine keeps
+    // more files in flight than it has cores. minThreads = maxThreads: vitest 3.2 terminates
+    // shared workers mid-file when the pool may shrink (vitest-dev/vitest#8133).
+    poolOptions: {
+      threads: { isolate: false, minThreads: workers, maxThreads: workers },
+      forks: { isolate: true, minForks: workers, maxForks: workers },
+    },
+    sequence: { sequencer: LongestFirstSequencer },
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          pool: 'threads',
+          include: [
+            '{core,http,tools,server,client}/**/*.test.ts',
+            'test/*.test.ts',
+            'test/support/**/*.test.ts',
+          ],
+        },
+      },
+      { test: { ...shared, name: 'e2e', pool: 'forks', include: ['test/e2e/**/*.test.ts'] } },
+      { test: { ...shared, name: 'faults', pool: 'forks', include: ['test/faults/**/*.test.ts'] } },
+    ],
   },
 })

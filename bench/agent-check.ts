@@ -2,7 +2,7 @@
  * Agent-check benchmark: POST /v1/agent/check through the HTTP app (key auth, balance debit) for a
  * registered, funded agent wallet with agent_id and domain, so every part runs: the OFAC address
  * screen (real SDN list copy), balances, identity and reputation read from the ERC-8004 reference
- * registries on a local ganache chain, and the domain probes (RDAP, DNS, TLS fakes on 127.0.0.1).
+ * registries on a local chain (anvil), and the domain probes (RDAP, DNS, TLS fakes on 127.0.0.1).
  * Prints JSON: median and p95 wall time per check and the JSON-RPC round trips (HTTP requests to
  * the RPC) per check. Run: npm run bench:agent-check
  */
@@ -78,7 +78,7 @@ try {
   console.log(
     JSON.stringify(
       {
-        benchmark: 'agent_check with agent_id and domain: all six parts, local ganache chain, fakes at 0 ms',
+        benchmark: 'agent_check with agent_id and domain: all six parts, local chain (anvil), fakes at 0 ms',
         target: 'parts read in parallel; at most 4 RPC round trips',
         node: process.version,
         runs: RUNS,

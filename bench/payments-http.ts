@@ -4,7 +4,7 @@
  *   - key: X-API-Key debited from a prepaid balance (account price);
  *   - x402 + facilitator: a v2 payment verified locally, settled by a facilitator on 127.0.0.1
  *     that answers at once (isolates our own cost);
- *   - x402 + chain: settled on a local EVM (ganache) with transferWithAuthorization.
+ *   - x402 + chain: settled on a local EVM (anvil) with transferWithAuthorization.
  * Also times the in-process verification of one payment. Payments are signed before the clock
  * starts. Client and server share this process; the figures compare the three paths.
  * Run: npm run bench:payments-http   (N=200 C=8 by default)

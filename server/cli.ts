@@ -1,84 +1,13 @@
-import { parseArgs } from 'node:util'
-import { systemClock } from '../core/context.ts'
-import {
-  AdminCreateKeyInput,
-  AdminCreditInput,
-  AdminExpireInput,
-  createApiKeyService,
-  keyUsageView,
-} from '../core/keys/index.ts'
-import { usd } from '../core/money.ts'
-import { parseWith } from '../core/operations/parse.ts'
 import { createDatabase } from '../core/store/database.ts'
 import { loadConfig } from './config.ts'
+import { runOperatorCli } from './operator-cli.ts'
 
-const USAGE = `usage:
-  npm run cli -- create-key --email a@b.example --tier pro [--balance-usd 25]
-  npm run cli -- credit --key-id <uuid> --amount-usd 10
-  npm run cli -- revoke-key --key-id <uuid>
-  npm run cli -- expire-key --key-id <uuid> [--at 2026-12-31T00:00:00Z]   (default: now)
-Operates on the same database as the server (DATA_DIR or DATABASE_URL). With PGlite, stop the
-server first: an embedded database has one process at a time.`
-
-const COMMANDS = ['create-key', 'credit', 'revoke-key', 'expire-key']
-
-/** Operator commands without the HTTP server: create a live key with a balance, add balance, revoke or expire a key. */
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2)
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      email: { type: 'string' },
-      tier: { type: 'string' },
-      'balance-usd': { type: 'string' },
-      'key-id': { type: 'string' },
-      'amount-usd': { type: 'string' },
-      at: { type: 'string' },
-    },
-  })
-  if (!command || !COMMANDS.includes(command)) {
-    console.error(USAGE)
-    process.exit(2)
-  }
-  const config = loadConfig()
-  const database = await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
-  try {
-    const keys = createApiKeyService({ db: database.db, clock: systemClock })
-    if (command === 'create-key') {
-      const input = parseWith(AdminCreateKeyInput, {
-        email: values.email,
-        tier: values.tier,
-        balance_usd: values['balance-usd'] ?? '0',
-      })
-      const created = await keys.create({
-        email: input.email,
-        tier: input.tier,
-        balance: usd(input.balance_usd),
-      })
-      console.log(JSON.stringify({ api_key: created.apiKey, ...keyUsageView(created.record) }, null, 2))
-    } else if (command === 'credit') {
-      const input = parseWith(AdminCreditInput, { amount_usd: values['amount-usd'] })
-      const record = await keys.credit(values['key-id'] ?? '', usd(input.amount_usd))
-      console.log(JSON.stringify(keyUsageView(record), null, 2))
-    } else {
-      const keyId = values['key-id'] ?? ''
-      const input = parseWith(AdminExpireInput, values.at === undefined ? {} : { expires_at: values.at })
-      const record =
-        command === 'revoke-key'
-          ? await keys.revoke(keyId)
-          : await keys.expire(keyId, input.expires_at ? new Date(input.expires_at) : new Date())
-      if (!record) throw new Error(`key-id: no key ${JSON.stringify(keyId)}`)
-      console.log(JSON.stringify(keyUsageView(record), null, 2))
-    }
-  } finally {
-    await database.close()
-  }
-}
-
-main().catch((error) => {
-  const fields = (error as { fields?: { field: string; message: string }[] }).fields
-  console.error(
-    fields ? fields.map((f) => `${f.field}: ${f.message}`).join('\n') : String(error?.message ?? error),
-  )
-  process.exit(1)
+/** The operator CLI as a process (`npm run cli -- <command>`): the database named by the environment. */
+process.exitCode = await runOperatorCli(process.argv.slice(2), {
+  openDatabase: async () => {
+    const config = loadConfig()
+    return createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  },
+  out: (text) => console.log(text),
+  err: (text) => console.error(text),
 })

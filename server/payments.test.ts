@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../core/context.ts'
 import { SOLANA_DEVNET } from '../core/payments/networks.ts'
-import { createDatabase, type Database } from '../core/store/database.ts'
+import type { Database } from '../core/store/database.ts'
+import { openTestDatabase } from '../test/support/database.ts'
 import { startFakeHttpServer } from '../test/support/fakes/fake-http-server.ts'
 import { generateTestSolanaKey } from '../test/support/solana/litesvm-chain.ts'
 import { testConfig } from '../test/support/test-config.ts'
@@ -12,7 +13,7 @@ import { buildPayments } from './payments.ts'
 describe('payments start-up configuration', () => {
   let database: Database
   beforeAll(async () => {
-    database = await createDatabase()
+    database = await openTestDatabase('pglite')
   })
   afterAll(async () => {
     await database?.close()

@@ -1,33 +1,32 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { operations } from '../core/operations/index.ts'
+import { testPgliteDataDir } from '../test/support/database.ts'
 import { OFFLINE_LISTS } from '../test/support/test-config.ts'
 import { problemOf } from '../test/support/tool-errors.ts'
 
 /** The `validation-mcp` process (server/mcp-stdio.ts) through the official client's stdio transport. */
 describe('MCP over stdio', () => {
-  let dataDir: string
+  // A migrated data folder (a copy of the test template), as a server that ran before leaves it.
+  let folder: { dataDir: string; remove(): void }
   let client: Client
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'))
+    folder = await testPgliteDataDir('mcp-stdio-')
     client = new Client({ name: 'stdio-agent', version: '1.0.0' })
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
         args: ['--import', 'tsx', 'server/mcp-stdio.ts'],
-        env: { ...getDefaultEnvironment(), ...OFFLINE_LISTS, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+        env: { ...getDefaultEnvironment(), ...OFFLINE_LISTS, DATA_DIR: folder.dataDir, LOG_LEVEL: 'error' },
         stderr: 'ignore',
       }),
     )
   }, 60_000)
   afterAll(async () => {
     await client?.close()
-    await rm(dataDir, { recursive: true, force: true })
+    folder?.remove()
   })
 
   it('lists every tool, then shows errors with their fields (no key, bad input, non-object arguments)', async () => {

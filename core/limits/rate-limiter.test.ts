@@ -1,8 +1,7 @@
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { countExecutes } from '../../test/support/count-executes.ts'
-import { type DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
+import { type DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../test/support/database.ts'
 import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
-import { createScratchDatabase } from '../../test/support/postgres.ts'
 import type { Caller, KeyCaller } from '../context.ts'
 import { createDatabase, type Database, type Db } from '../store/database.ts'
 import { createRateLimiter as createLimiter, createRateLimiter } from './rate-limiter.ts'
@@ -230,7 +229,7 @@ describe.each(VARIANTS)('rate limiter: $name', ({ kind, store }) => {
 
 describe('rate limiter on one PostgreSQL shared by several processes', () => {
   it('four pools (processes) counting one key at once: exactly the limit, never more', async () => {
-    const url = await createScratchDatabase(inject('postgresUrl'), `rl_${Date.now().toString(36)}`)
+    const url = await testPostgresUrl('rl')
     const pools = await Promise.all(
       Array.from({ length: 4 }, () => createDatabase({ url, maxConnections: 4 })),
     )

@@ -1,8 +1,9 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openTestDatabase } from '../../test/support/database.ts'
 import { createManualClock } from '../../test/support/fakes/index.ts'
-import { createDatabase, type Database } from '../store/database.ts'
+import type { Database } from '../store/database.ts'
 import { createListRefresher, type ListRefresher } from './list-refresher.ts'
 import { createSanctionsListStore } from './list-store.ts'
 import { createScreeningIndex, type ScreeningIndex } from './screening-index.ts'
@@ -28,7 +29,7 @@ describe('list refresher (pglite)', () => {
   }
 
   beforeEach(async () => {
-    database = await createDatabase()
+    database = await openTestDatabase('pglite')
   })
   afterEach(async () => {
     for (const refresher of refreshers.splice(0)) await refresher.stop()

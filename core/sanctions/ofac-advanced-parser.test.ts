@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { parsedSharedList } from '../../test/support/sanctions/parsed-lists.ts'
 import {
   BIG_LIST_HOOK_TIMEOUT_MS,
   OFAC_ADVANCED,
@@ -15,7 +16,10 @@ import { tokenSortedKey } from './name-normaliser.ts'
 import { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'
 import type { ParsedList, SanctionsEntry } from './types.ts'
 
-/** The real SDN Advanced XML of 2025-11-19 (README: 18,367 parties), parsed once. */
+/**
+ * The real SDN Advanced XML of 2025-11-19 (README: 18,367 parties), parsed by parseOfacAdvancedXml
+ * once per machine and parser version (parsedSharedList), not once per test file.
+ */
 let xml: Buffer
 let text: string
 let list: ParsedList
@@ -24,12 +28,13 @@ let byId: Map<string, SanctionsEntry>
 beforeAll(async () => {
   xml = await readBz2(OFAC_ADVANCED['2025-11-19'])
   text = xml.toString('utf8')
-  list = await parseOfacAdvancedXml(xml)
+  list = await parsedSharedList(OFAC_ADVANCED['2025-11-19'])
   byId = new Map(list.entries.map((entry) => [entry.entry_id, entry]))
 }, BIG_LIST_HOOK_TIMEOUT_MS)
 
 describe('parseOfacAdvancedXml on the real list of 2025-11-19', () => {
   it('yields one entry per DistinctParty, keyed by FixedRef, with the DateOfIssue', () => {
+    expect(list.format).toBe('ofac_sdn_advanced_xml')
     expect(list.publication_date).toBe('2025-11-19')
     expect(list.entry_count).toBe(18367)
     expect(new Set(byId.keys())).toEqual(rawOfacFixedRefs(text))

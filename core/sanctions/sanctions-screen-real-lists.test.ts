@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { parsedSharedList } from '../../test/support/sanctions/parsed-lists.ts'
 import {
   BIG_LIST_HOOK_TIMEOUT_MS,
   EU_LEGACY_FILE,
@@ -16,7 +17,6 @@ import {
 } from '../../test/support/sanctions/shared-data.ts'
 import { parseEuXml } from './eu-parser.ts'
 import { normaliseName } from './name-normaliser.ts'
-import { parseOfacAdvancedXml } from './ofac-advanced-parser.ts'
 import {
   buildSanctionsIndex,
   buildSanctionsIndexFromEntries,
@@ -40,7 +40,12 @@ beforeAll(async () => {
   const ofacXml = await readBz2(OFAC_ADVANCED['2025-11-19'])
   const euXml = readShared(EU_LEGACY_FILE)
   const unXml = readShared(UN_FILES['2026-02-27'])
-  const lists = [await parseOfacAdvancedXml(ofacXml), await parseEuXml(euXml), await parseUnXml(unXml)]
+  // OFAC parsed by parseOfacAdvancedXml once per machine and parser version (parsedSharedList).
+  const lists = [
+    await parsedSharedList(OFAC_ADVANCED['2025-11-19']),
+    await parseEuXml(euXml),
+    await parseUnXml(unXml),
+  ]
   index = buildSanctionsIndex(lists)
   samples.ofac_sdn = spreadSample(rawOfacParties(ofacXml.toString('utf8')), 200)
   samples.eu = spreadSample(rawEuLegacyEntities(euXml.toString('utf8')), 200)

@@ -1,12 +1,15 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
-import { DATABASE_KINDS, type DatabaseKind } from '../../test/support/database.ts'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  DATABASE_KINDS,
+  type DatabaseKind,
+  openTestDatabase,
+  testPostgresUrl,
+} from '../../test/support/database.ts'
 import { createManualClock, type ManualClock } from '../../test/support/fakes/index.ts'
-import { createScratchDatabase } from '../../test/support/postgres.ts'
 import { type ListServer, startListServer } from '../../test/support/sanctions/list-server.ts'
 import {
   EU_LEGACY_FILE,
@@ -29,10 +32,10 @@ const DAY = 86_400_000
 /** Two connections to one fresh database, as two server processes would have. */
 async function openShared(kind: DatabaseKind): Promise<[Database, Database]> {
   if (kind === 'pglite') {
-    const database = await createDatabase()
+    const database = await openTestDatabase('pglite')
     return [database, database]
   }
-  const url = await createScratchDatabase(inject('postgresUrl'), `t_${randomBytes(6).toString('hex')}`)
+  const url = await testPostgresUrl()
   return [await createDatabase({ url, maxConnections: 5 }), await createDatabase({ url, maxConnections: 5 })]
 }
 
@@ -74,7 +77,8 @@ describe.each(DATABASE_KINDS)('sanctions service on %s', (kind) => {
   const unNames = (xml: Buffer) => rawUnRecords(xml.toString('utf8'))
 
   it('answers unavailable, never clean, while no list was ever loaded', async () => {
-    const empty = create(await createDatabase(), { sources: {} })
+    const emptyDatabase = await openTestDatabase('pglite')
+    const empty = create(emptyDatabase, { sources: {} })
     await empty.start()
     expect(empty.ready()).toBe(false)
     expect(empty.screenName('Anyone At All')).toMatchObject({
@@ -83,6 +87,7 @@ describe.each(DATABASE_KINDS)('sanctions service on %s', (kind) => {
     })
     expect(await empty.refresh()).toMatchObject({ ran: false, skipped: 'no_sources' })
     await empty.stop()
+    await emptyDatabase.close()
   })
 
   it('downloads the configured lists after start-up, stores one version each and screens against them', async () => {
@@ -246,7 +251,7 @@ describe('sanctions service refresh checks', () => {
     server = await startListServer({ '/un.xml': unNew })
   })
   beforeEach(async () => {
-    database = await createDatabase()
+    database = await openTestDatabase('pglite')
   })
   afterEach(async () => {
     for (const service of services.splice(0)) await service.stop()

@@ -151,7 +151,7 @@ describe('agent chain reader (viem over a local chain with the ERC-8004 referenc
   })
 
   it('reports the owned agents when the RPC refuses the agent-wallet log scan (provider log limits)', async () => {
-    // A JSON-RPC proxy in front of ganache that answers the MetadataSet scan the way Infura answers
+    // A JSON-RPC proxy in front of the local chain that answers the MetadataSet scan the way Infura answers
     // an eth_getLogs over its result limit (-32005), and forwards everything else.
     const metadataSet = toEventSelector('MetadataSet(uint256,string,string,bytes)')
     const proxy = createServer(async (request, response) => {

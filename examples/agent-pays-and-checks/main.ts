@@ -2,9 +2,10 @@
  * Story: an autonomous agent is about to pay another agent. Before it pays, it buys an agent
  * check of the counterparty's wallet with x402 (the official @x402/fetch client, USDC on a local
  * chain posing as Base Sepolia) and acts on the verdict: it pays a clean, registered ERC-8004
- * agent and refuses a wallet on the OFAC list. Everything runs locally: ganache with TestUSDC and
- * the ERC-8004 reference registries, the service in-process on an in-memory database, the real
- * OFAC SDN list copy from ../shared. Exits non-zero if anything it shows does not hold.
+ * agent and refuses a wallet on the OFAC list. Everything runs locally: an EVM node (anvil) with
+ * TestUSDC and the ERC-8004 reference registries, the service in-process on an in-memory
+ * database, the real OFAC SDN list copy from ../shared. Exits non-zero if anything it shows does
+ * not hold.
  */
 
 import assert from 'node:assert/strict'

@@ -1,18 +1,15 @@
 import type { ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { sql } from 'drizzle-orm'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createApiKeyService } from '../../core/keys/api-keys.ts'
 import { PRICES } from '../../core/payments/pricing.ts'
 import { createDatabase, type Database, rowsOf } from '../../core/store/database.ts'
 import { createService } from '../../server/compose.ts'
+import { testPgliteDataDir, testPostgresUrl } from '../support/database.ts'
 import { paidRegistry } from '../support/paid-operations.ts'
 import { startPaidServerChild, waitFor } from '../support/paid-server.ts'
-import { createScratchDatabase, startTempPostgres, type TempPostgres } from '../support/postgres.ts'
+import { startTempPostgres, type TempPostgres } from '../support/postgres.ts'
 import { testConfig } from '../support/test-config.ts'
 
 /**
@@ -116,15 +113,12 @@ async function killUnderLoad(env: Record<string, string>, open: () => Promise<Da
 
 describe('key charges under faults', { timeout: 180_000 }, () => {
   it('kill -9 under 1,000 concurrent calls on PostgreSQL: debits = answers received x price', async () => {
-    const url = await createScratchDatabase(
-      inject('postgresUrl'),
-      `keycrash_${randomBytes(4).toString('hex')}`,
-    )
+    const url = await testPostgresUrl('keycrash')
     await killUnderLoad({ DATABASE_URL: url }, () => createDatabase({ url, maxConnections: 2 }))
   })
 
   it("two processes on one PostgreSQL: the survivor releases the dead one's debits and keeps its own calls", async () => {
-    const url = await createScratchDatabase(inject('postgresUrl'), `keytwo_${randomBytes(4).toString('hex')}`)
+    const url = await testPostgresUrl('keytwo')
     const env = { DATABASE_URL: url }
     const initial = PRICE * 2_000n
     const setup = await createDatabase({ url, maxConnections: 2 })
@@ -171,8 +165,8 @@ describe('key charges under faults', { timeout: 180_000 }, () => {
   })
 
   it('kill -9 under 1,000 concurrent calls on PGlite: debits = answers received x price', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-keycrash-'))
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+    const { dataDir, remove } = await testPgliteDataDir('svc-keycrash-')
+    cleanups.push(remove)
     await killUnderLoad({ DATA_DIR: dataDir }, () => createDatabase({ dataDir }))
   })
 

@@ -1,12 +1,11 @@
 import type { ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { sql } from 'drizzle-orm'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createApiKeyService } from '../../core/keys/api-keys.ts'
 import { PRICES } from '../../core/payments/pricing.ts'
 import { createDatabase, type Database, rowsOf } from '../../core/store/database.ts'
+import { testPostgresUrl } from '../support/database.ts'
 import { startPaidServerChild } from '../support/paid-server.ts'
-import { createScratchDatabase } from '../support/postgres.ts'
 
 /**
  * Two service processes on one PostgreSQL, one key with a per-minute limit of
@@ -24,7 +23,7 @@ afterAll(async () => {
 
 describe('rate limit shared by two processes on one PostgreSQL', { timeout: 120_000 }, () => {
   it('400 calls over two processes, limit 100 per minute: exactly 100 pass, 300 are 429 with headers, none charged', async () => {
-    const url = await createScratchDatabase(inject('postgresUrl'), `rl2_${randomBytes(4).toString('hex')}`)
+    const url = await testPostgresUrl('rl2')
     database = await createDatabase({ url, maxConnections: 2 })
     const initial = PRICE * 1_000n
     const { apiKey, record } = await createApiKeyService({

@@ -1,10 +1,9 @@
 import type { ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../../core/payments/pricing.ts'
 import { createDatabase, type Database } from '../../core/store/database.ts'
 import { createService, type Service } from '../../server/compose.ts'
@@ -14,9 +13,9 @@ import {
   localX402Env,
   startLocalPaymentSetup,
 } from '../support/chain/payment-fixtures.ts'
+import { testPostgresUrl } from '../support/database.ts'
 import { paidRegistry } from '../support/paid-operations.ts'
 import { startPaidServerChild, waitFor } from '../support/paid-server.ts'
-import { createScratchDatabase } from '../support/postgres.ts'
 import { testConfig } from '../support/test-config.ts'
 
 const PRICE = PRICES.risk_score.x402.fresh
@@ -35,10 +34,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
 
   beforeAll(async () => {
     setup = await startLocalPaymentSetup({ fundedAmount: 50_000_000n })
-    databaseUrl = await createScratchDatabase(
-      inject('postgresUrl'),
-      `crash_${randomBytes(4).toString('hex')}`,
-    )
+    databaseUrl = await testPostgresUrl('crash')
     env = {
       DATABASE_URL: databaseUrl,
       ...localX402Env(setup),
@@ -71,12 +67,14 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
     return [...result]
   }
 
-  const rpc = (method: string) =>
-    fetch(setup.chain.rpcUrl, {
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const response = await fetch(setup.chain.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     })
+    return ((await response.json()) as { result?: unknown }).result
+  }
 
   it('fails a payment whose operation never answered, and refuses the same payment afterwards', async () => {
     const { child, url } = await startChild()
@@ -127,7 +125,8 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
     const { child, url } = await startChild()
     const header = await signedHeader(url, setup.payerKeys[1]!)
     const payToBefore = await setup.usdc.balanceOf(setup.payTo)
-    await rpc('miner_stop')
+    // Blocks are mined on demand only: a transaction sent now waits in the node's pool.
+    await rpc('evm_setAutomine', [false])
     const pending = fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header },
@@ -137,8 +136,11 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
       async () => ((await ledgerRows()).some((row) => row.phase === 'settling') ? true : undefined),
       'a settling row',
     )
-    // Let the settlement transaction reach the node's pool before the process dies.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // The settlement transaction has reached the node's pool before the process dies.
+    await waitFor(async () => {
+      const status = (await rpc('txpool_status')) as { pending?: string } | undefined
+      return Number(status?.pending ?? 0) > 0 ? true : undefined
+    }, 'the settlement transaction in the pool')
     child.kill('SIGKILL')
     await once(child, 'exit')
     await pending
@@ -147,7 +149,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
     try {
       // Not mined yet and still within validBefore: the sweep leaves the row for later.
       expect(await ledgerRows()).toEqual([{ status: 'PENDING', phase: 'settling', last_error: null }])
-      await rpc('miner_start')
+      await rpc('evm_setAutomine', [true])
       await rpc('evm_mine')
       const rows = await waitFor(async () => {
         const current = await ledgerRows()
@@ -156,7 +158,7 @@ describe('a server killed mid-payment', { timeout: 90_000 }, () => {
       expect(rows).toHaveLength(1)
       expect((await setup.usdc.balanceOf(setup.payTo)) - payToBefore).toBe(PRICE)
     } finally {
-      await rpc('miner_start')
+      await rpc('evm_setAutomine', [true])
       await restarted.close()
     }
   })

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, inject, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
+import { testPostgresUrl } from '../support/database.ts'
 import { type FakeWebhookReceiver, startFakeWebhookReceiver } from '../support/fakes/fake-webhook-receiver.ts'
 import {
   deliveryFigures,
@@ -12,7 +13,6 @@ import {
   startWebhookServerChild,
   waitForAllDelivered,
 } from '../support/monitoring/delivery-faults.ts'
-import { createScratchDatabase } from '../support/postgres.ts'
 
 /**
  * No delivery lost: the service is killed with SIGKILL while 1,000 deliveries are
@@ -67,7 +67,7 @@ describe('webhook deliveries survive a SIGKILL', () => {
 
   it('PostgreSQL: SIGKILL with 1,000 queued, restart, none lost', async () => {
     workDir = mkdtempSync(path.join(tmpdir(), 'webhook-loss-'))
-    const url = await createScratchDatabase(inject('postgresUrl'), `loss_${randomBytes(4).toString('hex')}`)
+    const url = await testPostgresUrl('loss')
     await runKillScenario('postgres', { DATABASE_URL: url }, { url })
   }, 120_000)
 })

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { count, eq, gt, sql } from 'drizzle-orm'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createDatabase } from '../../core/store/database.ts'
 import { webhookAttempts } from '../../core/store/schema.ts'
+import { testPostgresUrl } from '../support/database.ts'
 import { type FakeWebhookReceiver, startFakeWebhookReceiver } from '../support/fakes/fake-webhook-receiver.ts'
 import {
   deliveryFigures,
@@ -15,7 +16,6 @@ import {
   startWebhookServerChild,
   waitForAllDelivered,
 } from '../support/monitoring/delivery-faults.ts'
-import { createScratchDatabase } from '../support/postgres.ts'
 
 /**
  * Delivery throughput: deliveries per second to a local HTTPS receiver with two
@@ -39,7 +39,7 @@ describe('webhook delivery throughput with two processes on one PostgreSQL', () 
   it('shares the queue: every event once as a first attempt, figures printed', async () => {
     workDir = mkdtempSync(path.join(tmpdir(), 'webhook-throughput-'))
     receiver = await startFakeWebhookReceiver()
-    const url = await createScratchDatabase(inject('postgresUrl'), `tp_${randomBytes(4).toString('hex')}`)
+    const url = await testPostgresUrl('tp')
     const secretKey = randomBytes(32).toString('hex')
     const env = { DATABASE_URL: url, WEBHOOK_SECRET_KEYS: secretKey }
     const { secret } = await seedDeliveries({ url }, secretKey, receiver.url, EVENTS)

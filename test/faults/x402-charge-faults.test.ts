@@ -1,13 +1,9 @@
 import type { ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { sql } from 'drizzle-orm'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../../core/payments/pricing.ts'
 import { type Database, rowsOf } from '../../core/store/database.ts'
 import { createService } from '../../server/compose.ts'
@@ -17,9 +13,9 @@ import {
   localX402Env,
   startLocalPaymentSetup,
 } from '../support/chain/payment-fixtures.ts'
+import { testPgliteDataDir, testPostgresUrl } from '../support/database.ts'
 import { paidRegistry } from '../support/paid-operations.ts'
 import { startPaidServerChild, waitFor } from '../support/paid-server.ts'
-import { createScratchDatabase } from '../support/postgres.ts'
 import { testConfig } from '../support/test-config.ts'
 
 /**
@@ -81,11 +77,16 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
       }).catch((error: unknown) => error as Error),
     )
     const answersPerPayer = everyone.map(() => 0n)
+    const t0 = Date.now()
     await Promise.all(
       calls.map(async (pending, i) => {
         if (i % 2 === 1) return
         const response = await pending
-        if (response instanceof Error || response.status !== 200) return
+        if (response instanceof Error || response.status !== 200) {
+          const detail = response instanceof Error ? `${response} ${(response as any).cause?.code} ${(response as any).cause?.message}` : `${response.status} ${await response.text()}`
+          console.info('DIAG', i, Date.now() - t0, detail.slice(0, 400))
+          return
+        }
         const body = (await response.json()) as { echo?: unknown }
         if (body.echo === 'fast') answersPerPayer[headers[i]!.payer]! += 1n
       }),
@@ -129,16 +130,13 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
   }
 
   it('on PostgreSQL: each payer paid exactly for the answers it received, every row resolved', async () => {
-    const url = await createScratchDatabase(
-      inject('postgresUrl'),
-      `x402crash_${randomBytes(4).toString('hex')}`,
-    )
+    const url = await testPostgresUrl('x402crash')
     await killUnderLoad({ DATABASE_URL: url })
   })
 
   it('on PGlite: each payer paid exactly for the answers it received, every row resolved', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-x402crash-'))
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+    const { dataDir, remove } = await testPgliteDataDir('svc-x402crash-')
+    cleanups.push(remove)
     await killUnderLoad({ DATA_DIR: dataDir })
   })
 })

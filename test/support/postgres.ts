@@ -79,11 +79,19 @@ export async function startTempPostgres(): Promise<TempPostgres> {
   }
 }
 
-/** Creates a fresh, empty database on a running server and returns its URL. */
-export async function createScratchDatabase(serverUrl: string, name: string): Promise<string> {
+/**
+ * Creates a fresh database on a running server and returns its URL: empty, or a copy of
+ * `template` (a migrated one, see database-templates.ts).
+ */
+export async function createScratchDatabase(
+  serverUrl: string,
+  name: string,
+  template?: string,
+): Promise<string> {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} })
+  const safe = (identifier: string) => identifier.replace(/[^a-z0-9_]/g, '')
   try {
-    await admin.unsafe(`create database "${name.replace(/[^a-z0-9_]/g, '')}"`)
+    await admin.unsafe(`create database "${safe(name)}"${template ? ` template "${safe(template)}"` : ''}`)
   } finally {
     await admin.end()
   }

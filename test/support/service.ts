@@ -12,7 +12,7 @@ export async function createTestService(
   config: Partial<Config> = {},
   overrides: ServiceOverrides = {},
 ): Promise<Service> {
-  const database = await openTestDatabase(kind)
+  const database = overrides.database ?? (await openTestDatabase(kind))
   // Rate limits are off unless a test asks for them: suites make many calls with one key.
   const parsed = testConfig({ ADMIN_API_KEY: TEST_ADMIN_KEY, PORT: '0', RATE_LIMITS: 'off', ...config })
   return createService(parsed, { database, log: () => {}, checkOutputs: true, ...overrides })

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import type { Hex } from 'viem'
+import { createWalletClient, type Hex, http } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -138,6 +138,69 @@ describe('createOnChainSettler', () => {
     const payments = await Promise.all(setup.payerKeys.map((key) => verifiedPayment(key, 110_000n)))
     const results = await Promise.all(payments.map((p) => settler.settle(p)))
     expect(results.map((r) => r.success)).toEqual(payments.map(() => true))
+  })
+
+  it('sends again with a fresh nonce when the node refuses the operator nonce as already used', async () => {
+    // A JSON-RPC proxy to the local chain whose first answer for the operator's nonce is one too
+    // low, as after a send that timed out here but reached the node: the node refuses that send.
+    let staleAnswers = 1
+    const refused: string[] = []
+    const proxy = createHttpServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const call = JSON.parse(raw) as { id: number; method: string }
+      const upstream = await fetch(setup.chain.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      const answer = (await upstream.json()) as { result?: string; error?: { message: string } }
+      if (call.method === 'eth_getTransactionCount' && staleAnswers-- > 0 && answer.result) {
+        answer.result = `0x${(BigInt(answer.result) - 1n).toString(16)}`
+      }
+      if (call.method === 'eth_sendRawTransaction' && answer.error) refused.push(answer.error.message)
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(answer))
+    })
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    try {
+      // A new operator that has sent one transaction already (outside this process's nonce
+      // cache), so the nonce one lower than its count is a used one.
+      const operatorKey = generatePrivateKey()
+      const operator = privateKeyToAccount(operatorKey)
+      const funder = createWalletClient({
+        account: privateKeyToAccount(setup.chain.accounts[0]!.privateKey),
+        chain: setup.chain.chain,
+        transport: http(setup.chain.rpcUrl),
+      })
+      await setup.chain.publicClient.waitForTransactionReceipt({
+        hash: await funder.sendTransaction({ to: operator.address, value: 10n ** 18n }),
+      })
+      const self = createWalletClient({
+        account: operator,
+        chain: setup.chain.chain,
+        transport: http(setup.chain.rpcUrl),
+      })
+      await setup.chain.publicClient.waitForTransactionReceipt({
+        hash: await self.sendTransaction({ to: operator.address, value: 0n }),
+      })
+      const settler = createOnChainSettler({
+        privateKey: operatorKey,
+        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        receiptTimeoutMs: 5_000,
+        rpcTimeoutMs: 2_000,
+      })
+      const payment = await verifiedPayment(setup.payerKeys[0]!, 111_111n)
+      const payer = privateKeyToAccount(setup.payerKeys[0]!).address
+      const before = await setup.usdc.balanceOf(payer)
+      const result = await settler.settle(payment)
+      expect(refused).toEqual([expect.stringMatching(/nonce too low/i)])
+      expect(result).toMatchObject({ success: true, amount: '111111' })
+      expect(await setup.usdc.balanceOf(payer)).toBe(before - 111_111n)
+    } finally {
+      proxy.close()
+    }
   })
 
   it('reports a transaction whose receipt does not come in time as settlement_timeout with its hash', async () => {

@@ -9,6 +9,7 @@ import {
   type Hex,
   HttpRequestError,
   http,
+  NonceTooLowError,
   type PublicClient,
   parseSignature,
   TimeoutError,
@@ -180,7 +181,16 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
             args,
           })
           sending = true
-          return net.walletClient.writeContract(request)
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await net.walletClient.writeContract(request)
+            } catch (error) {
+              // The node refused the operator's nonce (a send that timed out here reached it
+              // after all): nothing of this payment went out, and viem has dropped its nonce
+              // cache, so the next try reads the account's pending count again.
+              if (attempt >= NONCE_ATTEMPTS || !isNonceRefusal(error)) throw error
+            }
+          }
         })
       } catch (error) {
         if (isUnreachable(error)) {
@@ -206,6 +216,21 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
       }
     },
   }
+}
+
+/** Sends of one settlement when the node refuses the operator's nonce (see isNonceRefusal). */
+const NONCE_ATTEMPTS = 3
+
+/**
+ * The node refused the transaction for its nonce, not for what it does: already used ("nonce too
+ * low", "already known") or held by a pending transaction ("replacement transaction underpriced").
+ */
+function isNonceRefusal(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false
+  return Boolean(
+    error.walk((e) => e instanceof NonceTooLowError) ||
+      /replacement transaction underpriced/i.test(error.details ?? ''),
+  )
 }
 
 function shortMessage(error: unknown): string {

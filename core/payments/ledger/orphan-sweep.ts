@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, lte, ne, or } from 'drizzle-orm'
 import { serviceInstances, settlements } from '../../store/schema.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
 import { type LedgerContext, markSettled, type SettlementPhase } from './settlement-rows.ts'
@@ -28,6 +28,7 @@ export function orphanSweep(ctx: LedgerContext, staleSettlingMs: number) {
     async orphans(
       isAlive: (instanceId: string) => Promise<boolean>,
     ): Promise<{ id: string; phase: SettlementPhase; payment: VerifiedPayment }[]> {
+      const staleBefore = clock.now().getTime() - staleSettlingMs
       const rows = await db
         .select()
         .from(settlements)
@@ -35,9 +36,14 @@ export function orphanSweep(ctx: LedgerContext, staleSettlingMs: number) {
           and(
             eq(settlements.status, 'PENDING'),
             inArray(settlements.phase, ['reserved', 'settling', 'unknown']),
+            // This process's own rows are calls in flight, unless one was left settling too long:
+            // not read at all (every worker pass runs this, with any number of calls in flight).
+            or(
+              ne(settlements.instanceId, instanceId),
+              and(eq(settlements.phase, 'settling'), lte(settlements.updatedAt, new Date(staleBefore))),
+            ),
           ),
         )
-      const staleBefore = clock.now().getTime() - staleSettlingMs
       const alive = new Map<string, boolean>([[instanceId, true]])
       for (const owner of new Set(rows.map((row) => row.instanceId))) {
         if (!alive.has(owner)) alive.set(owner, await isAlive(owner))

@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { DATABASE_KINDS } from '../../../test/support/database.ts'
-import { createScratchDatabase } from '../../../test/support/postgres.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../../test/support/database.ts'
 import { type SolanaTestChain, startSolanaTestChain } from '../../../test/support/solana/litesvm-chain.ts'
 import {
   chainPaymentConfig,
@@ -27,10 +25,10 @@ describe.each(DATABASE_KINDS)('Solana replay claim in the database on %s', (kind
   beforeAll(async () => {
     chain = await startSolanaTestChain({ payerCount: 1 })
     if (kind === 'pglite') {
-      first = await createDatabase()
+      first = await openTestDatabase('pglite')
       second = first
     } else {
-      const url = await createScratchDatabase(inject('postgresUrl'), `t_${randomBytes(6).toString('hex')}`)
+      const url = await testPostgresUrl()
       first = await createDatabase({ url, maxConnections: 5 })
       second = await createDatabase({ url, maxConnections: 5 })
     }

@@ -22,11 +22,11 @@ const CONTRACTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'c
 const require = createRequire(import.meta.url)
 
 /**
- * `shanghai` is the newest hardfork ganache runs. viaIR and 200 optimizer runs as the reference's
- * hardhat config (ReputationRegistry is "stack too deep" without the IR pipeline).
+ * `cancun`, as Base runs (OpenZeppelin 5.7 uses its MCOPY). viaIR and 200 optimizer runs as the
+ * reference's hardhat config (ReputationRegistry is "stack too deep" without the IR pipeline).
  */
 const SETTINGS = {
-  evmVersion: 'shanghai',
+  evmVersion: 'cancun',
   viaIR: true,
   optimizer: { enabled: true, runs: 200 },
   outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
@@ -44,26 +44,9 @@ export function compileErc8004(): Promise<Record<Erc8004ContractName, CompiledCo
   return inProcess
 }
 
-/** A byte-wise forward copy, exact for the non-overlapping or downward moves OpenZeppelin makes. */
-const MCOPY_SHIM =
-  'function mcopy_shim(shim_d, shim_s, shim_l) { for { let shim_i := 0 } lt(shim_i, shim_l) { shim_i := add(shim_i, 1) } { mstore8(add(shim_d, shim_i), byte(0, mload(add(shim_s, shim_i)))) } }'
-
-/**
- * ganache 7 runs at most Shanghai, which has no MCOPY (Cancun); OpenZeppelin 5.7 uses it in a few
- * assembly blocks. Those blocks get an equivalent Yul loop instead, for the local chain only.
- */
-function withoutMcopy(source: string): string {
-  if (!source.includes('mcopy(')) return source
-  return source.replace(/assembly\s*(\("memory-safe"\)\s*)?\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}/g, (block) =>
-    block.includes('mcopy(')
-      ? block.replace('{', `{\n${MCOPY_SHIM}\n`).replaceAll('mcopy(', 'mcopy_shim(')
-      : block,
-  )
-}
-
 function findImport(importPath: string): { contents: string } | { error: string } {
   try {
-    return { contents: withoutMcopy(readFileSync(require.resolve(importPath), 'utf8')) }
+    return { contents: readFileSync(require.resolve(importPath), 'utf8') }
   } catch (error) {
     return { error: `cannot resolve ${importPath}: ${String(error)}` }
   }

@@ -14,7 +14,7 @@ export interface CompiledContract {
 
 const SOURCE_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'contracts', 'TestUSDC.sol')
 
-/** `paris` has no PUSH0, so the bytecode runs on every hardfork ganache offers. */
+/** `paris` has no PUSH0, so the bytecode runs on any EVM chain, however old its hardfork. */
 const SETTINGS = {
   evmVersion: 'paris',
   optimizer: { enabled: true, runs: 200 },

@@ -1,4 +1,7 @@
-import ganache from 'ganache'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
 import {
   type Address,
   type Chain,
@@ -8,10 +11,10 @@ import {
   type Hex,
   http,
   type PublicClient,
+  toHex,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { type CompiledContract, compileTestUsdc } from './compile-test-usdc.ts'
-
 export interface LocalAccount {
   address: Address
   privateKey: Hex
@@ -45,24 +48,81 @@ export interface LocalChain {
   stop(): Promise<void>
 }
 
+/** Anvil's well-known development mnemonic: the same funded accounts on every start. */
+const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
+
 /**
- * Starts ganache as an HTTP JSON-RPC server on 127.0.0.1 (a free port) with deterministic funded
- * accounts, for tests that must sign, verify and settle against a real EVM. Test-only: production
- * code never imports test/support.
+ * The anvil binary of the `@foundry-rs/anvil` devDependency (its platform package), or
+ * `ANVIL_PATH`, or `anvil` on the PATH (a Foundry install).
+ */
+function anvilBinary(): string {
+  if (process.env.ANVIL_PATH) return process.env.ANVIL_PATH
+  const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string]
+  try {
+    const manifest = createRequire(import.meta.url).resolve(
+      `@foundry-rs/anvil-${process.platform}-${arch}/package.json`,
+    )
+    const binary = path.join(
+      path.dirname(manifest),
+      'bin',
+      process.platform === 'win32' ? 'anvil.exe' : 'anvil',
+    )
+    if (existsSync(binary)) return binary
+  } catch {
+    // no platform package: a Foundry install on the PATH
+  }
+  return 'anvil'
+}
+
+/** Starts anvil on a free loopback port; resolves with the port once it listens. */
+async function startAnvil(
+  chainId: number,
+  accountCount: number,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    anvilBinary(),
+    ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId), '--accounts', String(accountCount)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const listening = /Listening on 127\.0\.0\.1:(\d+)/.exec(output)
+      if (listening) {
+        child.stdout?.off('data', onData)
+        child.stdout?.resume()
+        resolve(Number(listening[1]))
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.once('error', reject)
+    child.once('exit', (code) =>
+      reject(new Error(`anvil exited (${code}) before listening: ${output.slice(-2000)}`)),
+    )
+  })
+  child.removeAllListeners('exit')
+  return { child, port }
+}
+
+/**
+ * Starts a local EVM node (anvil, from Foundry) as an HTTP JSON-RPC server on 127.0.0.1 (a free
+ * port) with deterministic funded accounts, for tests that must sign, verify and settle against a
+ * real EVM. Each transaction is mined as it arrives (automine), like a chain that confirms at
+ * once. Test-only: production code never imports test/support.
  */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
   const chainId = options.chainId ?? 84532
-  const server = ganache.server({
-    chain: { chainId, hardfork: 'shanghai' },
-    wallet: { deterministic: true, totalAccounts: options.accountCount ?? 6 },
-    logging: { quiet: true },
+  const accountCount = options.accountCount ?? 6
+  const { child, port } = await startAnvil(chainId, accountCount)
+  const rpcUrl = `http://127.0.0.1:${port}`
+  const accounts: LocalAccount[] = Array.from({ length: accountCount }, (_, addressIndex) => {
+    const privateKey = toHex(mnemonicToAccount(DEV_MNEMONIC, { addressIndex }).getHdKey().privateKey!)
+    return { address: privateKeyToAccount(privateKey).address, privateKey }
   })
-  await server.listen(0, '127.0.0.1')
-  const rpcUrl = `http://127.0.0.1:${server.address().port}`
-  const accounts: LocalAccount[] = Object.values(server.provider.getInitialAccounts()).map((account) => ({
-    address: privateKeyToAccount(account.secretKey as Hex).address,
-    privateKey: account.secretKey as Hex,
-  }))
   const chain = defineChain({
     id: chainId,
     name: `local-${chainId}`,
@@ -71,7 +131,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   })
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient
   const deployer = accounts[0]
-  if (!deployer) throw new Error('ganache started without accounts')
+  if (!deployer) throw new Error('the local chain started without accounts')
 
   async function deployUsdc(): Promise<TestUsdc> {
     const { abi, bytecode } = await compileTestUsdc()
@@ -118,6 +178,11 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     accounts,
     publicClient,
     deployUsdc,
-    stop: () => server.close(),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGKILL')
+      await exited
+    },
   }
 }

@@ -19,7 +19,7 @@ export interface LocalPaymentSetup {
 }
 
 /**
- * Starts ganache with chain id 84532 and points the real `eip155:84532` network at the local
+ * Starts the local chain (anvil) with chain id 84532 and points the real `eip155:84532` network at the local
  * TestUSDC, so official x402 clients sign for a network they know and settlement lands locally.
  */
 export async function startLocalPaymentSetup(

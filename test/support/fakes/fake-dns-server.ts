@@ -56,6 +56,7 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
   let behaviour: FakeBehaviour = { ...NORMAL, ...options.behaviour }
   const queries: { name: string; type: string }[] = []
   let socket: Socket = createSocket('udp4')
+  let bound = false
 
   const answer = async (message: Buffer, remote: RemoteInfo) => {
     let query: dnsPacket.Packet
@@ -93,7 +94,9 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
         questions: query.questions,
         answers,
       })
-      socket.send(response, remote.port, remote.address)
+      // Closed or refusing meanwhile (a query held or delayed past the end of its test): a server
+      // that is gone answers nothing.
+      if (bound) socket.send(response, remote.port, remote.address)
     } finally {
       options.gauge?.leave('dns')
     }
@@ -115,7 +118,7 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
   const unbind = () => new Promise<void>((resolve) => socket.close(() => resolve()))
   socket.close()
   socket = await bind(0)
-  let bound = true
+  bound = true
   const port = socket.address().port
   return {
     name: 'dns',

@@ -6,6 +6,7 @@ import { systemClock } from '../../../core/context.ts'
 import { createDatabase } from '../../../core/store/database.ts'
 import { createSecretBox, parseSecretKey } from '../../../core/webhooks/secret-box.ts'
 import { createWebhookStore } from '../../../core/webhooks/webhook-store.ts'
+import { pgliteTemplateDump } from '../database.ts'
 import type { FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.ts'
 import { waitFor } from '../paid-server.ts'
 
@@ -21,7 +22,8 @@ export async function seedDeliveries(
   receiverUrl: string,
   count: number,
 ): Promise<{ webhookId: string; secret: string }> {
-  const opened = await createDatabase(database)
+  // A new data folder starts as a copy of the migrated template.
+  const opened = await createDatabase({ ...database, loadDataDir: pgliteTemplateDump() })
   try {
     const store = createWebhookStore({
       db: opened.db,

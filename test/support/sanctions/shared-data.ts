@@ -40,27 +40,44 @@ export const EU_LEGACY_FILE = 'eu/legacy-2016-02-11/data.xml'
 export const BIG_LIST_HOOK_TIMEOUT_MS = 180_000
 
 /**
- * Decompresses a shared .bz2 copy. Uses the system bzip2 when present (about 2 s for the
- * 120 MB OFAC file). Without it, the project's pure-JS unbzip2 path takes about 12 s, so its
- * output is cached in the OS temp folder (keyed by file, size and mtime) and shared by the
- * test files that need the same list.
+ * Decompresses a shared .bz2 copy, once per machine: the output is cached in the OS temp folder
+ * (keyed by file, size and mtime) and shared by the test files that need the same list. Uses the
+ * system bzip2 when present (about 2 s for the 120 MB OFAC file), else the project's pure-JS
+ * unbzip2 path (about 12 s).
  */
 export async function readBz2(relative: string): Promise<Buffer> {
   const file = sanctionsDataPath(relative)
-  const result = spawnSync('bzip2', ['-dc', file], { maxBuffer: 512 * 1024 * 1024 })
-  if (result.status === 0 && result.stdout.length > 0) return result.stdout
-  const stat = statSync(file)
-  const cacheDir = path.join(tmpdir(), 'sanctions-test-cache')
-  const cached = path.join(cacheDir, `${relative.replace(/[^\w.-]+/g, '_')}-${stat.size}-${stat.mtimeMs}.xml`)
+  const cached = decompressedPath(relative)
   if (existsSync(cached)) return readFileSync(cached)
-  const chunks: Buffer[] = []
-  for await (const chunk of bz2Decompress(readFileSync(file))) chunks.push(Buffer.from(chunk))
-  const content = Buffer.concat(chunks)
-  mkdirSync(cacheDir, { recursive: true })
+  let content: Buffer
+  const result = spawnSync('bzip2', ['-dc', file], { maxBuffer: 512 * 1024 * 1024 })
+  if (result.status === 0 && result.stdout.length > 0) content = result.stdout
+  else {
+    const chunks: Buffer[] = []
+    for await (const chunk of bz2Decompress(readFileSync(file))) chunks.push(Buffer.from(chunk))
+    content = Buffer.concat(chunks)
+  }
+  mkdirSync(path.dirname(cached), { recursive: true })
   const partial = `${cached}.${process.pid}.tmp`
   writeFileSync(partial, content)
   renameSync(partial, cached)
   return content
+}
+
+/** Where readBz2 keeps the decompressed copy of a shared .bz2 file. */
+function decompressedPath(relative: string): string {
+  const stat = statSync(sanctionsDataPath(relative))
+  const name = `${relative.replace(/[^\w.-]+/g, '_')}-${stat.size}-${stat.mtimeMs}.xml`
+  return path.join(tmpdir(), 'sanctions-test-cache', name)
+}
+
+/**
+ * The decompressed copy of a shared .bz2 file on disk (see readBz2), for a service to read as a
+ * plain list file, as the official sources serve them.
+ */
+export async function decompressedSharedFile(relative: string): Promise<string> {
+  await readBz2(relative)
+  return decompressedPath(relative)
 }
 
 export function readShared(relative: string): Buffer {
