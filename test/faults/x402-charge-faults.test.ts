@@ -77,16 +77,11 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
       }).catch((error: unknown) => error as Error),
     )
     const answersPerPayer = everyone.map(() => 0n)
-    const t0 = Date.now()
     await Promise.all(
       calls.map(async (pending, i) => {
         if (i % 2 === 1) return
         const response = await pending
-        if (response instanceof Error || response.status !== 200) {
-          const detail = response instanceof Error ? `${response} ${(response as any).cause?.code} ${(response as any).cause?.message}` : `${response.status} ${await response.text()}`
-          console.info('DIAG', i, Date.now() - t0, detail.slice(0, 400))
-          return
-        }
+        if (response instanceof Error || response.status !== 200) return
         const body = (await response.json()) as { echo?: unknown }
         if (body.echo === 'fast') answersPerPayer[headers[i]!.payer]! += 1n
       }),
