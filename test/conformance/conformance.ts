@@ -1,8 +1,7 @@
 /**
  * Runs the MCP conformance suite (`@modelcontextprotocol/conformance`, server scenarios, active
- * suite) against the service's `/mcp` on an in-memory PGlite; part of `npm test`. The suite needs
- * Node 22 or newer, so it runs under a Node 22 binary fetched from the npm registry
- * (`npx -p node@22`); the service stays on this process's Node. The scenarios that do not apply to
+ * suite) against the service's `/mcp` on an in-memory PGlite; part of `npm test`. The suite is a
+ * pinned devDependency, run on this process's Node (22 or newer). The scenarios that do not apply to
  * a stateless tools-only server are the suite's expected failures, each with its reason, in
  * test/conformance/conformance-baseline.yml; any other failure, or a listed scenario that passes, fails.
  *
@@ -15,8 +14,10 @@ import { createService } from '../../server/compose.ts'
 import { listen } from '../support/serve.ts'
 import { testConfig } from '../support/test-config.ts'
 
-/** Pinned: a new suite version may add scenarios; bump it on purpose. */
-const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.1.16'
+/** The suite's command line (the pinned devDependency; bump it on purpose: a new version may add scenarios). */
+const CONFORMANCE_CLI = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
+)
 const BASELINE = fileURLToPath(new URL('./conformance-baseline.yml', import.meta.url))
 
 /**
@@ -28,20 +29,9 @@ function relabel(line: string): string {
 }
 
 function runSuite(url: string): Promise<number> {
-  const args = [
-    '--loglevel=error',
-    '-y',
-    '-p',
-    'node@22',
-    '-p',
-    CONFORMANCE_PACKAGE,
-    '--',
-    'conformance',
-    'server',
-  ]
-  args.push('--url', url, '--expected-failures', BASELINE)
+  const args = [CONFORMANCE_CLI, 'server', '--url', url, '--expected-failures', BASELINE]
   return new Promise((resolve) => {
-    const child = spawn('npx', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let pending = ''
     child.stdout.setEncoding('utf8')
     child.stdout.on('data', (chunk: string) => {
