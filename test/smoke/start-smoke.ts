@@ -15,13 +15,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { OFFLINE_LISTS } from '../support/test-config.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-smoke-'))
 const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
   cwd: root,
   // The lists are not fetched (no internet in CI); everything else is the default configuration.
-  env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SANCTIONS_DEFAULT_SOURCE: 'off' },
+  env: { ...process.env, ...OFFLINE_LISTS, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 

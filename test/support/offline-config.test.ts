@@ -27,11 +27,13 @@ const ENTRY_POINTS = new Set([
 describe('tests, benchmarks and examples never read the official sanctions lists', () => {
   const files = sourceFiles(ROOT)
 
-  it('build every config through testConfig (SANCTIONS_DEFAULT_SOURCE=off), never ConfigSchema.parse or loadConfig', () => {
+  it('build every config through testConfig (SANCTIONS_DEFAULT_SOURCE=off), or call loadConfig with OFFLINE_LISTS', () => {
     const offenders = files.filter((file) => {
       if (ENTRY_POINTS.has(file) || file === 'test/support/test-config.ts') return false
       const text = readFileSync(path.join(ROOT, file), 'utf8')
-      return /ConfigSchema\.parse\(|loadConfig\(/.test(text)
+      // A test of loadConfig's own messages may call it, with the offline lists spread in.
+      const calls = text.match(/ConfigSchema\.parse\([^)]*|loadConfig\([^)]*/g) ?? []
+      return calls.some((call) => !call.includes('...OFFLINE_LISTS'))
     })
     expect(offenders).toEqual([])
   })
