@@ -137,7 +137,7 @@ describe.each(DATABASE_KINDS)('Idempotency-Key (%s)', (kind) => {
     expect((await call(apiKey, { text: 'down', fail: true }, 'fails')).status).toBe(503)
 
     const poor = await service.runtime.keys.create({ email: 'poor@example.com', tier: 'pro', balance: 1n })
-    expect((await call(poor.apiKey, { text: 'no money' }, 'unpaid')).status).toBe(403)
+    expect((await call(poor.apiKey, { text: 'no money' }, 'unpaid')).status).toBe(402)
     expect(await claimsOf(poor.record.id)).toEqual([])
   })
 
