@@ -12,6 +12,18 @@ import { paymentRequiredOf, problemOf } from '../support/tool-errors.ts'
  */
 const PRICE = PRICES.risk_score.account.fresh
 
+/**
+ * Real time, moved forward to one second into a new minute by `freshMinute()` at the start of a
+ * test that counts per-minute calls, so the fixed minute window cannot turn over mid-test.
+ */
+let shiftMs = 0
+const clock = { now: () => new Date(Date.now() + shiftMs) }
+const nowSeconds = () => clock.now().getTime() / 1000
+function freshMinute(): void {
+  const now = clock.now().getTime()
+  shiftMs += 60_000 - (now % 60_000) + 1_000
+}
+
 describe('rate limits over REST and MCP', () => {
   let service: Service
 
@@ -29,7 +41,7 @@ describe('rate limits over REST and MCP', () => {
         // Never called: the tests here stop at the challenge.
         X402_FACILITATOR_URL: 'http://127.0.0.1:9/',
       },
-      { operations: paidRegistry },
+      { operations: paidRegistry, clock },
     )
   })
   afterAll(() => service?.close())
@@ -42,6 +54,7 @@ describe('rate limits over REST and MCP', () => {
     })
 
   it('per-minute limit: X-RateLimit-* on each success, then a 429 problem with Retry-After, not charged', async () => {
+    freshMinute()
     const { apiKey, record } = await service.runtime.keys.create({
       email: 'a@example.com',
       tier: 'pro',
@@ -55,7 +68,7 @@ describe('rate limits over REST and MCP', () => {
       remaining.push(response.headers.get('x-ratelimit-remaining') ?? '')
       const reset = Number(response.headers.get('x-ratelimit-reset'))
       expect(reset % 60).toBe(0)
-      expect(reset).toBeGreaterThan(Date.now() / 1000)
+      expect(reset).toBeGreaterThan(nowSeconds())
     }
     expect(remaining).toEqual(['2', '1', '0'])
     const refused = await echo(apiKey)
@@ -66,7 +79,7 @@ describe('rate limits over REST and MCP', () => {
     expect(retryAfter).toBeLessThanOrEqual(60)
     expect(refused.headers.get('x-ratelimit-limit')).toBe('3')
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
-    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000)
+    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(nowSeconds())
     const body = (await refused.json()) as {
       status: number
       title: string
@@ -107,6 +120,7 @@ describe('rate limits over REST and MCP', () => {
   })
 
   it('MCP: the same limits; a refusal is an isError result with the problem, retryAfter and rateLimit', async () => {
+    freshMinute()
     const { apiKey, record } = await service.runtime.keys.create({
       email: 'm@example.com',
       tier: 'pro',
@@ -129,6 +143,7 @@ describe('rate limits over REST and MCP', () => {
   })
 
   it('anonymous 402 challenges are limited per client IP (X-Forwarded-For behind one trusted proxy)', async () => {
+    freshMinute()
     const from = (ip: string) => echo(undefined, { 'X-Forwarded-For': `10.0.0.9, ${ip}` })
     expect((await from('198.51.100.1')).status).toBe(402)
     expect((await from('198.51.100.1')).status).toBe(402)
@@ -140,6 +155,7 @@ describe('rate limits over REST and MCP', () => {
   })
 
   it('MCP over Streamable HTTP: anonymous 402 challenges are limited by the socket peer address', async () => {
+    freshMinute()
     const server = await listen(service)
     try {
       const call = async (id: number) => {
