@@ -95,15 +95,17 @@ describe('first run: the official lists by default, progress, degraded health, l
     }
     const started = Date.now()
     let first = await health()
-    while (!first && Date.now() - started < 40_000) {
+    while (!first && Date.now() - started < 150_000) {
       await new Promise((resolve) => setTimeout(resolve, 100))
       first = await health()
     }
-    // Served within the time PGlite takes to create its cluster, whatever the downloads do.
-    expect(Date.now() - started).toBeLessThan(30_000)
+    // Served at once, whatever the downloads do: the first /health answer comes before any list
+    // is loaded (an ordering of observable events, not a time bound).
+    const loadedBeforeFirstAnswer = output.includes('"message":"sanctions list updated"')
     expect(first?.code).toBe(200)
+    expect(loadedBeforeFirstAnswer).toBe(false)
     let settled: Health | undefined
-    while (Date.now() - started < 50_000) {
+    while (Date.now() - started < 200_000) {
       const now = await health()
       const byKey = Object.fromEntries((now?.body.sanctions_lists ?? []).map((list) => [list.list_key, list]))
       if (
@@ -125,7 +127,7 @@ describe('first run: the official lists by default, progress, degraded health, l
     expect(output).toContain('"message":"sanctions list downloading"')
     expect(output).toContain('"message":"sanctions list parsing"')
     expect(output).toContain('"message":"sanctions list updated"')
-  }, 60_000)
+  }, 240_000)
 
   it('finds the list files of a folder by content and picks the richest, newest file per list', async () => {
     const { chosen } = await findListFiles(sanctionsDataDir())
