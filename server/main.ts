@@ -1,6 +1,14 @@
+import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import { createService } from './compose.ts'
 import { loadConfig } from './config.ts'
+
+/** How long a stop waits for the calls in flight before cutting their connections. */
+const DRAIN_MS = 10_000
+
+function log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown> = {}): void {
+  console.log(JSON.stringify({ level, message, ...fields, time: new Date().toISOString() }))
+}
 
 /** `npm start`: the HTTP API with /mcp, on PGlite in DATA_DIR unless DATABASE_URL is set. */
 async function main(): Promise<void> {
@@ -21,9 +29,35 @@ async function main(): Promise<void> {
   // Longer than the keep-alive of clients and load balancers (commonly 60 s), so the server never
   // closes an idle socket a client is about to reuse.
   Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 })
-  const shutdown = () => {
-    server.close()
-    void service.close().finally(() => process.exit(0))
+  let stopping = false
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log('warn', 'stopping now, without waiting', { signal })
+      process.exit(1)
+    }
+    stopping = true
+    const since = performance.now()
+    log('info', 'stopping: no new connections, waiting for the calls in flight', { signal })
+    // In-flight calls finish (idle keep-alive sockets close at once); after DRAIN_MS the rest are cut.
+    const cut = setTimeout(() => (server as Server).closeAllConnections(), DRAIN_MS)
+    server.close(() => {
+      clearTimeout(cut)
+      log('info', 'calls in flight drained; closing the database and background jobs', {
+        drain_ms: Math.round(performance.now() - since),
+      })
+      service
+        .close()
+        .then(() => {
+          log('info', 'stopped', { signal, stop_ms: Math.round(performance.now() - since) })
+          process.exit(0)
+        })
+        .catch((error: unknown) => {
+          log('error', 'stopped with an error', {
+            error: error instanceof Error ? error.message : String(error),
+          })
+          process.exit(1)
+        })
+    })
   }
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
