@@ -11,7 +11,7 @@ import type { Service } from '../server/compose.ts'
 import { createManualClock } from '../test/support/fakes/index.ts'
 import { type LeadFakes, startLeadFakes } from '../test/support/lead-fakes.ts'
 import { createTestService, listen } from '../test/support/service.ts'
-import { finishedRows, leadOfRow, mapColumns } from './leads-verify.ts'
+import { connectionCause, finishedRows, leadOfRow, mapColumns } from './leads-verify.ts'
 
 const BIN = join(import.meta.dirname, '..', 'server', 'bin', 'validation-cli.js')
 
@@ -229,5 +229,19 @@ describe('validation-cli leads verify', () => {
     const missing = await run([input, '--out', join(dir, 'x.csv')]).done
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('country')
+  })
+})
+
+describe('connectionCause', () => {
+  it('names the reason fetch keeps in its cause (a refused connection), not just "fetch failed"', async () => {
+    const { createServer } = await import('node:net')
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as { port: number }
+    await new Promise((resolve) => closed.close(resolve))
+    const error = await fetch(`http://127.0.0.1:${port}/v1/leads/verify`).catch((e: unknown) => e)
+    expect(String(error)).toContain('fetch failed')
+    expect(connectionCause(error)).toContain('ECONNREFUSED')
+    expect(connectionCause(new Error('plain'))).toBe('plain')
   })
 })

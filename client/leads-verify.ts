@@ -205,6 +205,20 @@ class HttpFailure extends Error {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
+ * Why a request never got an answer, in words: fetch says only "fetch failed" and keeps the reason
+ * (ECONNREFUSED, ENOTFOUND, a TLS error, a timeout) in its `cause`.
+ */
+export function connectionCause(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause
+  if (cause && typeof cause.message === 'string' && cause.message) {
+    return typeof cause.code === 'string' && !cause.message.includes(cause.code)
+      ? `${cause.code}: ${cause.message}`
+      : cause.message
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
  * Sends one batch with its Idempotency-Key; a 422 (or a 400 for a missing field, which carries the
  * same field list) whose problems all name a lead is answered as per-lead errors. `replayed`: the service answered from an earlier call of the same batch.
  */
@@ -218,14 +232,15 @@ async function verifyBatch(
   let busy = 0
   for (let attempt = 1; ; attempt++) {
     let response: Response
+    const endpoint = `${url.replace(/\/$/, '')}/v1/leads/verify`
     try {
-      response = await fetch(`${url.replace(/\/$/, '')}/v1/leads/verify`, {
+      response = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key, 'idempotency-key': idempotencyKey },
         body,
       })
     } catch (error) {
-      if (attempt >= RETRIES) throw error
+      if (attempt >= RETRIES) throw new Error(`cannot reach ${endpoint}: ${connectionCause(error)}`)
       await sleep(500 * 2 ** attempt)
       continue
     }
