@@ -1,12 +1,17 @@
-import { serve } from '@hono/node-server'
-import { createService } from './compose.ts'
-import { loadConfig } from './config.ts'
+import { claimDataDirFromEnv } from '../core/store/data-dir-lock.ts'
 
 /** `npm start`: the HTTP API with /mcp, on PGlite in DATA_DIR unless DATABASE_URL is set. */
 async function main(): Promise<void> {
   const started = performance.now()
+  // Claimed before the service loads, so a second process on a running service's folder refuses at once.
+  const dataDirLock = claimDataDirFromEnv()
+  const [{ serve }, { createService }, { loadConfig }] = await Promise.all([
+    import('@hono/node-server'),
+    import('./compose.ts'),
+    import('./config.ts'),
+  ])
   const config = loadConfig()
-  const service = await createService(config)
+  const service = await createService(config, dataDirLock ? { dataDirLock } : {})
   const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     console.log(
       JSON.stringify({
