@@ -50,7 +50,7 @@ function writeLock(dir: string, owner: Partial<LockOwner>): string {
     hostname: os.hostname(),
     boot_id: bootId(),
     started_at: '2026-11-25T10:00:00.000Z',
-    command: 'server/main.ts',
+    command: 'npm start',
     ...owner,
   })}\n`
   writeFileSync(path.join(dir, LOCK_FILE), text)
@@ -88,7 +88,7 @@ describe('one owner per data folder (owner.lock)', () => {
     })()
     expect(error).toBeInstanceOf(DataDirInUseError)
     expect(error?.message).toBe(
-      `DATA_DIR ./data is in use by process ${pid} (server/main.ts, since 2026-11-25T10:00:00.000Z); stop it, or use another DATA_DIR, or PostgreSQL (DATABASE_URL) to share one database between processes`,
+      `DATA_DIR ./data is in use by process ${pid} (npm start, since 2026-11-25T10:00:00.000Z); stop it, or use another DATA_DIR, or PostgreSQL (DATABASE_URL) to share one database between processes`,
     )
     expect(error?.owner?.pid).toBe(pid)
     expect(lockText(dir)).toBe(text)
