@@ -14,6 +14,7 @@ import {
 } from '../core/operations/index.ts'
 import { createReportStore } from '../core/reports/report-store.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
+import type { DataDirLock } from '../core/store/data-dir-lock.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createKboDatabaseStore } from '../core/store/kbo-database-store.ts'
 import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
@@ -60,6 +61,8 @@ export interface ServiceOverrides {
   clock?: Clock
   /** An already open database (tests). */
   database?: Database
+  /** The claim on DATA_DIR the entry point took before loading the service (claimDataDirFromEnv). */
+  dataDirLock?: DataDirLock
   log?: (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
   /** Check every answer against its operation's output schema (tests). */
   checkOutputs?: boolean
@@ -95,7 +98,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const operations = overrides.operations ?? registry
   const clock = overrides.clock ?? systemClock
   const database =
-    overrides.database ?? (await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }))
+    overrides.database ??
+    (await createDatabase({
+      url: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      ...(overrides.dataDirLock ? { dataDirLock: overrides.dataDirLock } : {}),
+    }))
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()

@@ -1,25 +1,16 @@
 /**
  * `npm run lists:import -- <folder>`: loads the OFAC, EU and UN list files found under a folder
- * (e.g. ../shared/data/sanctions) into the database, one new version per list with its diff, with
- * a progress bar. For a machine that cannot download the official lists. With PGlite, stop the
- * server first (one process per data folder); with PostgreSQL, running servers pick the new
- * versions up at their next hourly pass (or restart them).
+ * (e.g. a copy of the official downloads) into the database, one new version per list with its
+ * diff, with a progress bar. For a machine that cannot download the official lists. With PGlite
+ * the data folder is claimed first: while a service runs on it the import refuses at once and
+ * changes nothing (stop the service, or let it refresh through POST /v1/admin/sanctions/refresh);
+ * with PostgreSQL, running servers pick the new versions up at their next hourly pass (or restart
+ * them).
  */
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import cliProgress from 'cli-progress'
-import { systemClock } from '../core/context.ts'
-import {
-  createSanctionsListStore,
-  createSanctionsService,
-  findListFiles,
-  LIST_DISPLAY_NAMES,
-  LIST_KEYS,
-  type ListKey,
-  type ListProgressEvent,
-} from '../core/sanctions/index.ts'
-import { createDatabase } from '../core/store/database.ts'
-import { loadConfig } from './config.ts'
+import type { ListKey, ListProgressEvent } from '../core/sanctions/index.ts'
+import { claimDataDirFromEnv, DataDirInUseError } from '../core/store/data-dir-lock.ts'
 
 const STEPS: Readonly<Record<ListProgressEvent['phase'], number>> = {
   download: 0,
@@ -34,6 +25,18 @@ async function main(): Promise<number> {
     console.error('usage: npm run lists:import -- <folder with OFAC, EU and/or UN list files>')
     return 2
   }
+  // Claimed before anything else loads: a folder a running service holds is refused at once.
+  const dataDirLock = claimDataDirFromEnv()
+  const [{ default: cliProgress }, { systemClock }, sanctions, { createDatabase }, { loadConfig }] =
+    await Promise.all([
+      import('cli-progress'),
+      import('../core/context.ts'),
+      import('../core/sanctions/index.ts'),
+      import('../core/store/database.ts'),
+      import('./config.ts'),
+    ])
+  const { createSanctionsListStore, createSanctionsService, findListFiles, LIST_DISPLAY_NAMES, LIST_KEYS } =
+    sanctions
   const config = loadConfig()
   const { found, chosen } = await findListFiles(path.resolve(folder))
   const keys = LIST_KEYS.filter((key) => chosen[key])
@@ -49,7 +52,11 @@ async function main(): Promise<number> {
     )
   }
 
-  const database = await createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  const database = await createDatabase({
+    url: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    ...(dataDirLock ? { dataDirLock } : {}),
+  })
   const bars = new cliProgress.MultiBar(
     {
       format: ' {list} |{bar}| {phase}',
@@ -60,7 +67,7 @@ async function main(): Promise<number> {
     },
     cliProgress.Presets.shades_classic,
   )
-  const bar = new Map<ListKey, cliProgress.SingleBar>()
+  const bar = new Map<ListKey, ReturnType<typeof bars.create>>()
   for (const key of keys) bar.set(key, bars.create(3, 0, { list: key.padEnd(8), phase: 'reading' }))
   const onProgress = (event: ListProgressEvent) => {
     const phase =
@@ -103,6 +110,11 @@ main().then(
   (code) => process.exit(code),
   (error) => {
     console.error(error instanceof Error ? error.message : error)
+    if (error instanceof DataDirInUseError) {
+      console.error(
+        'While the service runs, POST /v1/admin/sanctions/refresh (ADMIN_API_KEY) makes it refresh its lists from their configured sources.',
+      )
+    }
     process.exit(1)
   },
 )

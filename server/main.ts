@@ -1,7 +1,5 @@
 import type { Server } from 'node:http'
-import { serve } from '@hono/node-server'
-import { createService } from './compose.ts'
-import { loadConfig } from './config.ts'
+import { claimDataDirFromEnv } from '../core/store/data-dir-lock.ts'
 
 /** How long a stop waits for the calls in flight before cutting their connections. */
 const DRAIN_MS = 10_000
@@ -13,8 +11,15 @@ function log(level: 'info' | 'warn' | 'error', message: string, fields: Record<s
 /** `npm start`: the HTTP API with /mcp, on PGlite in DATA_DIR unless DATABASE_URL is set. */
 async function main(): Promise<void> {
   const started = performance.now()
+  // Claimed before the service loads, so a second process on a running service's folder refuses at once.
+  const dataDirLock = claimDataDirFromEnv()
+  const [{ serve }, { createService }, { loadConfig }] = await Promise.all([
+    import('@hono/node-server'),
+    import('./compose.ts'),
+    import('./config.ts'),
+  ])
   const config = loadConfig()
-  const service = await createService(config)
+  const service = await createService(config, dataDirLock ? { dataDirLock } : {})
   const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     console.log(
       JSON.stringify({

@@ -16,8 +16,11 @@ export const OPERATOR_CLI_USAGE = `usage:
   npm run cli -- credit --key-id <uuid> --amount-usd 10
   npm run cli -- revoke-key --key-id <uuid>
   npm run cli -- expire-key --key-id <uuid> [--at 2026-12-31T00:00:00Z]   (default: now)
-Operates on the same database as the server (DATA_DIR or DATABASE_URL). With PGlite, stop the
-server first: an embedded database has one process at a time.`
+Operates on the same database as the server (DATA_DIR or DATABASE_URL). With PGlite (DATA_DIR)
+one process owns the folder: while a service runs on it this CLI refuses at once ("DATA_DIR ... is
+in use by process <pid>") and changes nothing; use the service's admin routes then (ADMIN_API_KEY:
+POST /v1/admin/keys, /v1/admin/keys/{key_id}/credit, /revoke, /expire), or stop it first.
+PostgreSQL (DATABASE_URL) is shared: the CLI runs beside any number of services.`
 
 const COMMANDS = ['create-key', 'credit', 'revoke-key', 'expire-key']
 

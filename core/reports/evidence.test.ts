@@ -1,5 +1,13 @@
+import { createPublicKey } from 'node:crypto'
+import { exportJWK, generateKeyPair } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { buildEvidence, canonicalReportBytes, ephemeralSigner, verifyReport } from './evidence.ts'
+import {
+  buildEvidence,
+  canonicalReportBytes,
+  ephemeralSigner,
+  trustedKeysFrom,
+  verifyReport,
+} from './evidence.ts'
 
 const CONTENT = {
   report_id: '6f1c3c1e-2f4b-4c55-9d8e-0a1b2c3d4e5f',
@@ -73,5 +81,50 @@ describe('report evidence (JCS SHA-256 and a detached Ed25519 JWS)', () => {
       hash_matches: true,
       signature_valid: false,
     })
+  })
+
+  it('signs kid and jku in the JWS header: evidence.key_id, jwks_url and the algorithm names are checked', async () => {
+    const signer = await ephemeralSigner()
+    const report = { ...CONTENT, evidence: await buildEvidence(CONTENT, signer, 'https://svc.example/jwks') }
+    const header = JSON.parse(Buffer.from(report.evidence.signature.split('.')[0]!, 'base64url').toString())
+    expect(header).toEqual({ alg: 'EdDSA', kid: signer.keyId, jku: 'https://svc.example/jwks' })
+    const jwks = { keys: [signer.publicJwk] }
+    for (const [field, value] of [
+      ['jwks_url', 'https://attacker.example/jwks'],
+      ['key_id', 'another-kid'],
+      ['hash_algorithm', 'MD5'],
+      ['canonicalization', 'none'],
+      ['signature_algorithm', 'none'],
+    ] as const) {
+      const outcome = await verifyReport(
+        { ...report, evidence: { ...report.evidence, [field]: value } },
+        jwks,
+      )
+      expect(outcome.ok, field).toBe(false)
+      expect(outcome.problems.join(' '), field).toContain(`evidence.${field}`)
+    }
+  })
+
+  it('reads pinned keys: a JWKS, or kid to JWK or PEM; refuses private keys and keys without kid', async () => {
+    const signer = await ephemeralSigner()
+    const pem = createPublicKey({ key: signer.publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' })
+      .export({ type: 'spki', format: 'pem' })
+      .toString()
+    const { kid: _kid, ...withoutKid } = signer.publicJwk
+    const report = { ...CONTENT, evidence: await buildEvidence(CONTENT, signer, 'http://127.0.0.1/jwks') }
+    for (const document of [
+      { keys: [signer.publicJwk] },
+      { [signer.keyId]: pem },
+      { [signer.keyId]: withoutKid },
+    ]) {
+      expect(await verifyReport(report, trustedKeysFrom(document))).toMatchObject({ ok: true })
+    }
+    const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true })
+    const privateJwk = await exportJWK(privateKey)
+    expect(() => trustedKeysFrom({ k: privateJwk })).toThrow(/private key/)
+    expect(() => trustedKeysFrom({ keys: [withoutKid] })).toThrow(/no kid/)
+    expect(() => trustedKeysFrom({})).toThrow(/no key/)
+    expect(() => trustedKeysFrom([1])).toThrow(/JWKS/)
+    expect(() => trustedKeysFrom({ k: 'not a pem' })).toThrow(/PEM/)
   })
 })

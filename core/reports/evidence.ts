@@ -22,11 +22,22 @@ export interface ReportEvidence {
   /** Detached compact JWS (`header..signature`, RFC 7515 appendix F) over the same canonical bytes. */
   signature: string
   signature_algorithm: 'EdDSA (Ed25519)'
-  /** `kid` of the signing key in the service's JWKS. */
+  /** `kid` of the signing key in the service's JWKS; equal to the `kid` of the signed JWS header. */
   key_id: string
-  /** Where the public key is published. */
+  /**
+   * Where the service publishes its public key; equal to the `jku` of the signed JWS header. For
+   * information only: a verifier takes the keys from a JWKS it chose, never from this URL (whoever
+   * forges a report writes their own URL here).
+   */
   jwks_url: string
 }
+
+/** The values a verifier accepts in the descriptive evidence fields (anything else is refused). */
+const EXPECTED_EVIDENCE = {
+  hash_algorithm: 'SHA-256',
+  canonicalization: 'RFC 8785 (JCS)',
+  signature_algorithm: 'EdDSA (Ed25519)',
+} as const
 
 /** The canonical bytes of a report: JCS of everything but `evidence`. */
 export function canonicalReportBytes(report: Record<string, unknown>): Buffer {
@@ -45,8 +56,11 @@ export interface ReportSigner {
   readonly keyId: string
   /** Public key as a JWK (`kty: OKP, crv: Ed25519, x, kid, alg: EdDSA, use: sig`). */
   readonly publicJwk: JWK
-  /** A detached compact JWS over `payload`. */
-  sign(payload: Uint8Array): Promise<string>
+  /**
+   * A detached compact JWS over `payload`; its protected header (alg, kid and `jku` when given) is
+   * signed with it.
+   */
+  sign(payload: Uint8Array, header?: { jku?: string }): Promise<string>
 }
 
 async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<ReportSigner> {
@@ -56,12 +70,12 @@ async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<
   return {
     keyId,
     publicJwk,
-    async sign(payload) {
+    async sign(payload, extra = {}) {
       const jws = await new CompactSign(payload)
-        .setProtectedHeader({ alg: 'EdDSA', kid: keyId })
+        .setProtectedHeader({ alg: 'EdDSA', kid: keyId, ...(extra.jku ? { jku: extra.jku } : {}) })
         .sign(privateKey)
-      const [header, , signature] = jws.split('.')
-      return `${header}..${signature}`
+      const [protectedHeader, , signature] = jws.split('.')
+      return `${protectedHeader}..${signature}`
     },
   }
 }
@@ -83,7 +97,11 @@ export async function ephemeralSigner(): Promise<ReportSigner> {
   return signerFrom(privateKey, publicKey)
 }
 
-/** Hash and sign a report's content; the returned evidence is what the report carries. */
+/**
+ * Hash and sign a report's content; the returned evidence is what the report carries. The key id
+ * and the JWKS URL also go into the signed JWS header, so every evidence field is either covered
+ * by the signature or a fixed value the verifier checks.
+ */
 export async function buildEvidence(
   report: Record<string, unknown>,
   signer: ReportSigner,
@@ -94,7 +112,7 @@ export async function buildEvidence(
     report_hash: sha256Hex(bytes),
     hash_algorithm: 'SHA-256',
     canonicalization: 'RFC 8785 (JCS)',
-    signature: await signer.sign(bytes),
+    signature: await signer.sign(bytes, { jku: jwksUrl }),
     signature_algorithm: 'EdDSA (Ed25519)',
     key_id: signer.keyId,
     jwks_url: jwksUrl,
@@ -110,48 +128,119 @@ export interface VerificationOutcome {
   problems: string[]
 }
 
+/** A public key set the verifier chose: `{ keys: [JWK, ...] }` with a `kid` on each key. */
+export interface TrustedKeys {
+  keys: JWK[]
+}
+
 /**
- * Checks a report offline: recomputes the JCS SHA-256 of its content and compares it with
- * evidence.report_hash, then verifies the detached JWS over the same bytes with the key from the
- * JWKS whose kid the signature names. Any changed field breaks both.
+ * Checks a report offline against keys the verifier chose (the service's JWKS saved or fetched
+ * from the service it trusts, never a URL the report names): recomputes the JCS SHA-256 of its
+ * content and compares it with evidence.report_hash, verifies the detached JWS over the same bytes
+ * with the key whose kid the signed header names, and checks that every other evidence field is
+ * covered: key_id and jwks_url equal the signed header's kid and jku, the algorithm names are the
+ * fixed ones. Any changed field fails.
  */
 export async function verifyReport(
   report: Record<string, unknown>,
-  jwks: { keys: JWK[] },
+  jwks: TrustedKeys,
 ): Promise<VerificationOutcome> {
   const problems: string[] = []
-  const evidence = (report.evidence ?? {}) as Partial<ReportEvidence>
+  const evidence = (
+    report.evidence !== null && typeof report.evidence === 'object' ? report.evidence : {}
+  ) as Partial<Record<keyof ReportEvidence, unknown>>
   const bytes = canonicalReportBytes(report)
   const computed = sha256Hex(bytes)
   const hashMatches = evidence.report_hash === computed
   if (!hashMatches) problems.push('report_hash does not match the report content (the report was altered)')
+  for (const [field, expected] of Object.entries(EXPECTED_EVIDENCE)) {
+    const actual = evidence[field as keyof typeof EXPECTED_EVIDENCE]
+    if (actual !== expected)
+      problems.push(`evidence.${field} is ${JSON.stringify(actual)}, expected "${expected}"`)
+  }
   let signatureValid = false
-  const parts = (evidence.signature ?? '').split('.')
+  const parts = typeof evidence.signature === 'string' ? evidence.signature.split('.') : []
   if (parts.length !== 3 || parts[1] !== '') {
     problems.push('evidence.signature is not a detached compact JWS')
   } else {
     try {
       const header = JSON.parse(Buffer.from(parts[0] ?? '', 'base64url').toString('utf8')) as {
-        kid?: string
-        alg?: string
+        kid?: unknown
+        alg?: unknown
+        jku?: unknown
       }
-      const jwk = jwks.keys.find((key) => key.kid === header.kid)
-      if (!jwk) problems.push(`no key ${header.kid} in the JWKS`)
-      else if (header.alg !== 'EdDSA') problems.push(`unexpected algorithm ${header.alg}`)
-      else {
+      const jwk = typeof header.kid === 'string' ? jwks.keys.find((key) => key.kid === header.kid) : undefined
+      if (header.alg !== 'EdDSA')
+        problems.push(`unexpected signature algorithm ${JSON.stringify(header.alg)}`)
+      else if (typeof header.kid !== 'string') problems.push('the signature names no key (no kid)')
+      else if (!jwk) {
+        problems.push(
+          `the signing key ${header.kid} is not in the trusted JWKS: the report was not signed by the service whose keys were given`,
+        )
+      } else {
         const key = await importJWK(jwk, 'EdDSA')
-        await compactVerify(`${parts[0]}.${Buffer.from(bytes).toString('base64url')}.${parts[2]}`, key)
+        await compactVerify(`${parts[0]}.${Buffer.from(bytes).toString('base64url')}.${parts[2]}`, key, {
+          algorithms: ['EdDSA'],
+        })
         signatureValid = true
+      }
+      // The descriptive fields must say what the signed header says.
+      if (evidence.key_id !== header.kid) {
+        problems.push(
+          `evidence.key_id ${JSON.stringify(evidence.key_id)} is not the signing key ${JSON.stringify(header.kid)}`,
+        )
+      }
+      if (header.jku !== undefined && evidence.jwks_url !== header.jku) {
+        problems.push(
+          `evidence.jwks_url ${JSON.stringify(evidence.jwks_url)} is not the signed one ${JSON.stringify(header.jku)}`,
+        )
       }
     } catch (error) {
       problems.push(`signature does not verify: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
   return {
-    ok: hashMatches && signatureValid,
+    ok: problems.length === 0 && hashMatches && signatureValid,
     hash_matches: hashMatches,
     signature_valid: signatureValid,
     computed_hash: computed,
     problems,
   }
+}
+
+/**
+ * The trusted keys from a pinned key file: a JWKS (`{"keys": [...]}`) or a map from kid to a
+ * public key (a JWK object, or an SPKI PEM string such as `openssl pkey -pubout` prints). The
+ * map's kid wins over a kid inside the JWK. Private parts (`d`) are refused: a key file that
+ * holds a private key is a mistake to point out, not to use.
+ */
+export function trustedKeysFrom(document: unknown): TrustedKeys {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    throw new Error('a key file is a JWKS ({"keys": [...]}) or an object from kid to public key')
+  }
+  const record = document as Record<string, unknown>
+  const keys: JWK[] = Array.isArray(record.keys)
+    ? (record.keys as unknown[]).map((key, index) => jwkOf(key, undefined, `keys[${index}]`))
+    : Object.entries(record).map(([kid, key]) => jwkOf(key, kid, kid))
+  if (keys.length === 0) throw new Error('the key file holds no key')
+  return { keys }
+}
+
+function jwkOf(value: unknown, kid: string | undefined, where: string): JWK {
+  let jwk: JWK
+  if (typeof value === 'string') {
+    try {
+      jwk = createPublicKey(value).export({ format: 'jwk' }) as JWK
+    } catch {
+      throw new Error(`${where}: not a public key PEM`)
+    }
+  } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    jwk = { ...(value as JWK) }
+  } else {
+    throw new Error(`${where}: not a JWK or a PEM public key`)
+  }
+  if ('d' in jwk) throw new Error(`${where}: holds a private key; give the public key only`)
+  if (kid !== undefined) jwk.kid = kid
+  if (typeof jwk.kid !== 'string') throw new Error(`${where}: the key has no kid`)
+  return jwk
 }

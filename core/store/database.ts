@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts'
 import * as schema from './schema.ts'
 
 export type Schema = typeof schema
@@ -46,8 +47,17 @@ export interface Database {
 export interface DatabaseOptions {
   /** postgres://... switches to PostgreSQL through postgres.js. */
   url?: string
-  /** Folder for PGlite's files; omitted means in memory (tests). */
+  /**
+   * Folder for PGlite's files; omitted means in memory (tests). The folder is claimed for this
+   * process while the database is open (`owner.lock`, see data-dir-lock.ts): a folder another
+   * process has open is refused with DataDirInUseError before PGlite touches it.
+   */
   dataDir?: string
+  /**
+   * The claim on `dataDir` an entry point already took (claimDataDirFromEnv, before loading the
+   * rest of the program); the database adopts it and releases it on close.
+   */
+  dataDirLock?: DataDirLock
   /**
    * PGlite: start from this dump of a data folder (`dumpDataDir`) instead of an empty cluster, so a
    * test database is a copy of one migrated template rather than a new cluster migrated again
@@ -70,11 +80,29 @@ const MIGRATION_LOCK = 0x5eed_0001
  */
 export async function createDatabase(options: DatabaseOptions = {}): Promise<Database> {
   if (options.url) return openPostgres(options.url, options.maxConnections ?? 10)
-  return openPglite(options.dataDir, options.loadDataDir)
+  if (!options.dataDir) return openPglite(undefined, options.loadDataDir)
+  mkdirSync(options.dataDir, { recursive: true })
+  const given = options.dataDirLock
+  const lock = given && given.dir === realpathSync(options.dataDir) ? given : lockDataDir(options.dataDir)
+  try {
+    const database = await openPglite(options.dataDir, options.loadDataDir)
+    return {
+      ...database,
+      close: async () => {
+        try {
+          await database.close()
+        } finally {
+          lock.release()
+        }
+      },
+    }
+  } catch (error) {
+    lock.release()
+    throw error
+  }
 }
 
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true })
   const fresh = dataDir !== undefined && !existsSync(path.join(dataDir, 'PG_VERSION'))
   // A dump only seeds a database that has no cluster yet.
   const template = dataDir === undefined || fresh ? loadDataDir : undefined

@@ -1,14 +1,22 @@
+import { createPublicKey } from 'node:crypto'
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
-import type { JWK } from 'jose'
+import { CompactSign, generateKeyPair, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { main as cli } from '../../client/cli.ts'
 import { PRICES } from '../../core/payments/pricing.ts'
-import { verifyReport } from '../../core/reports/evidence.ts'
+import {
+  buildEvidence,
+  canonicalReportBytes,
+  ephemeralSigner,
+  verifyReport,
+} from '../../core/reports/evidence.ts'
 import type { EntityReport } from '../../core/reports/report-schema.ts'
 import type { Service } from '../../server/compose.ts'
 import { withBrowserPage } from '../support/browser.ts'
@@ -167,6 +175,129 @@ describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidenc
     } finally {
       out.mockRestore()
       err.mockRestore()
+    }
+  })
+
+  it('validation-cli reports verify: a report re-signed by an attacker whose JWKS answers never verifies', async () => {
+    // The attacker's JWKS server really answers, with the attacker's Ed25519 public key.
+    const attacker = await ephemeralSigner()
+    let attackerHits = 0
+    const attackerServer = createServer((_request, response) => {
+      attackerHits++
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ keys: [attacker.publicJwk] }))
+    })
+    await new Promise<void>((resolve) => attackerServer.listen(0, '127.0.0.1', resolve))
+    const attackerJwks = `http://127.0.0.1:${(attackerServer.address() as AddressInfo).port}/.well-known/jwks.json`
+    const dir = await mkdtemp(path.join(tmpdir(), 'report-forged-'))
+    const genuineJwks = await jwks()
+    const jwksFile = path.join(dir, 'jwks.json')
+    await writeFile(jwksFile, JSON.stringify(genuineJwks))
+    const stored = (await (await getReport(first.report_id, keyA)).json()) as EntityReport
+    const genuine = path.join(dir, 'genuine.json')
+    await writeFile(genuine, JSON.stringify(stored))
+    // The forgery: content changed, hashed and signed again with the attacker's key, pointing at it.
+    const { evidence: _genuineEvidence, ...content } = structuredClone(stored)
+    content.entity.entity_name = 'Forged Holding BV'
+    content.risk.trust_score = 100
+    const forgedReport = { ...content, evidence: await buildEvidence(content, attacker, attackerJwks) }
+    const forged = path.join(dir, 'forged.json')
+    await writeFile(forged, JSON.stringify(forgedReport))
+    // The same forgery naming the service's own kid in its signed header (signed by the attacker).
+    const attackerKey = await generateKeyPair('EdDSA', { crv: 'Ed25519' })
+    const bytes = canonicalReportBytes(content)
+    const [header, , signature] = (
+      await new CompactSign(bytes)
+        .setProtectedHeader({ alg: 'EdDSA', kid: stored.evidence.key_id })
+        .sign(attackerKey.privateKey)
+    ).split('.')
+    const spoofedKid = path.join(dir, 'spoofed-kid.json')
+    await writeFile(
+      spoofedKid,
+      JSON.stringify({
+        ...forgedReport,
+        evidence: {
+          ...forgedReport.evidence,
+          key_id: stored.evidence.key_id,
+          signature: `${header}..${signature}`,
+        },
+      }),
+    )
+    // A pinned kid-to-key file holding the service's key as PEM.
+    const pinned = path.join(dir, 'pinned-keys.json')
+    const servicePem = createPublicKey({
+      key: genuineJwks.keys[0] as import('node:crypto').JsonWebKey,
+      format: 'jwk',
+    })
+      .export({ type: 'spki', format: 'pem' })
+      .toString()
+    await writeFile(pinned, JSON.stringify({ [stored.evidence.key_id]: servicePem }))
+    // The genuine report with an unsigned evidence field changed.
+    const movedJwks = path.join(dir, 'moved-jwks.json')
+    await writeFile(
+      movedJwks,
+      JSON.stringify({ ...stored, evidence: { ...stored.evidence, jwks_url: attackerJwks } }),
+    )
+    const otherKid = path.join(dir, 'other-kid.json')
+    await writeFile(
+      otherKid,
+      JSON.stringify({ ...stored, evidence: { ...stored.evidence, key_id: attacker.keyId } }),
+    )
+
+    const stderr: string[] = []
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr.push(String(chunk))
+      return true
+    })
+    vi.stubEnv('VALIDATION_API_URL', '')
+    vi.stubEnv('VALIDATION_JWKS', '')
+    const verify = async (...args: string[]) => {
+      stderr.length = 0
+      return cli(['reports', 'verify', ...args])
+    }
+    try {
+      // No key chosen: refused, and the report's own URL is not fetched.
+      expect(await verify(forged)).toBe(2)
+      expect(stderr.join('')).toContain('no trusted keys chosen')
+      // Against the service's keys, offline, online and pinned: not verified, saying why.
+      for (const args of [
+        ['--jwks', jwksFile],
+        ['--url', server.baseUrl],
+        ['--jwks', `${server.baseUrl}/.well-known/jwks.json`],
+        ['--jwks', pinned],
+      ]) {
+        expect(await verify(forged, ...args), args.join(' ')).toBe(1)
+        expect(stderr.join(''), args.join(' ')).toContain(`NOT VERIFIED: ${forged} against the keys from`)
+        expect(stderr.join(''), args.join(' ')).toContain(
+          `the signing key ${attacker.keyId} is not in the trusted JWKS`,
+        )
+        expect(await verify(spoofedKid, ...args), args.join(' ')).toBe(1)
+        expect(stderr.join(''), args.join(' ')).toContain('signature does not verify')
+      }
+      vi.stubEnv('VALIDATION_API_URL', server.baseUrl)
+      expect(await verify(forged)).toBe(1)
+      expect(attackerHits).toBe(0)
+      // The genuine report passes offline, online (pinned service URL, flag or environment) and
+      // with a pinned kid-to-key file.
+      for (const args of [['--jwks', jwksFile], ['--url', server.baseUrl], [], ['--jwks', pinned]]) {
+        expect(await verify(genuine, ...args), args.join(' ') || 'VALIDATION_API_URL').toBe(0)
+      }
+      // Evidence fields outside the content are covered too: the signed header names kid and jku.
+      expect(await verify(movedJwks, '--jwks', jwksFile)).toBe(1)
+      expect(stderr.join('')).toContain('evidence.jwks_url')
+      expect(await verify(otherKid, '--jwks', jwksFile)).toBe(1)
+      expect(stderr.join('')).toContain('evidence.key_id')
+      expect(attackerHits).toBe(0)
+      // The forgery itself is sound: with the attacker's JWKS chosen explicitly it verifies, which is
+      // why only a JWKS the verifier chose can be trusted.
+      expect(await verify(forged, '--jwks', attackerJwks)).toBe(0)
+      expect(attackerHits).toBe(1)
+    } finally {
+      vi.unstubAllEnvs()
+      out.mockRestore()
+      err.mockRestore()
+      await new Promise((resolve) => attackerServer.close(resolve))
     }
   })
 
