@@ -1,26 +1,22 @@
-import { serve } from '@hono/node-server'
 import { createService } from './compose.ts'
 import { loadConfig } from './config.ts'
+import { serveHttp } from './http-server.ts'
 
 /** `npm start`: the HTTP API with /mcp, on PGlite in DATA_DIR unless DATABASE_URL is set. */
 async function main(): Promise<void> {
   const started = performance.now()
   const config = loadConfig()
   const service = await createService(config)
-  const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    console.log(
-      JSON.stringify({
-        level: 'info',
-        message: 'listening',
-        port: info.port,
-        database: service.database.kind,
-        startup_ms: Math.round(performance.now() - started),
-      }),
-    )
-  })
-  // Longer than the keep-alive of clients and load balancers (commonly 60 s), so the server never
-  // closes an idle socket a client is about to reuse.
-  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 })
+  const { server, port } = await serveHttp(service.app.fetch, { port: config.PORT, hostname: config.HOST })
+  console.log(
+    JSON.stringify({
+      level: 'info',
+      message: 'listening',
+      port,
+      database: service.database.kind,
+      startup_ms: Math.round(performance.now() - started),
+    }),
+  )
   const shutdown = () => {
     server.close()
     void service.close().finally(() => process.exit(0))
