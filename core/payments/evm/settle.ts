@@ -49,9 +49,23 @@ export interface OnChainSettler extends Settler {
 
 interface NetworkClients {
   chain: Chain
+  /** Reads (simulation, fees, gas, nonce, receipts): asked again after a failure or timeout. */
   publicClient: PublicClient
+  /** Prepares the operator's transactions, reading like `publicClient`. */
   walletClient: ReturnType<typeof createWalletClient>
+  /**
+   * Sends signed transactions, once: a send that gets no answer may have reached the node, so it
+   * is followed up by its hash (never sent again blind by the transport).
+   */
+  sender: ReturnType<typeof createWalletClient>
 }
+
+/**
+ * Further tries of a read that failed or timed out. A busy process (a burst of paid calls)
+ * can see an answer late even from a healthy node; giving up on the first try would refuse a
+ * paid call the operation already answered.
+ */
+const READ_RETRIES = 3
 
 /**
  * Settles EVM payments directly on chain (DESIGN: Payments, settlement with the operator's key):
@@ -106,7 +120,7 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
         )
         const hash = keccak256(serializedTransaction)
         try {
-          await net.walletClient.sendRawTransaction({ serializedTransaction })
+          await net.sender.sendRawTransaction({ serializedTransaction })
           sequence.spent(nonce)
           return { kind: 'sent', hash }
         } catch (error) {
@@ -161,11 +175,13 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
         nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
         rpcUrls: { default: { http: [url] } },
       })
-      const transport = http(url, { timeout: rpcTimeoutMs, retryCount: 0 })
+      const reads = http(url, { timeout: rpcTimeoutMs, retryCount: READ_RETRIES })
+      const sends = http(url, { timeout: rpcTimeoutMs, retryCount: 0 })
       entry = {
         chain,
-        publicClient: createPublicClient({ chain, transport }) as PublicClient,
-        walletClient: createWalletClient({ account, chain, transport }),
+        publicClient: createPublicClient({ chain, transport: reads }) as PublicClient,
+        walletClient: createWalletClient({ account, chain, transport: reads }),
+        sender: createWalletClient({ account, chain, transport: sends }),
       }
       clients.set(network, entry)
     }
