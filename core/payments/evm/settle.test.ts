@@ -321,6 +321,29 @@ describe('createOnChainSettler', () => {
     }
   })
 
+  it('catches up when another process moved the operator account far ahead of this one', async () => {
+    const operatorKey = await operatorThatSent(0)
+    const settler = createOnChainSettler({
+      privateKey: operatorKey,
+      rpcUrls: { 'eip155:84532': setup.chain.rpcUrl },
+      receiptTimeoutMs: 5_000,
+      rpcTimeoutMs: 2_000,
+    })
+    expect((await settler.settle(await verifiedPayment(setup.payerKeys[0]!))).success).toBe(true)
+    // Another process (a restart, a second instance) sends ten transactions from the same account.
+    const other = createWalletClient({
+      account: privateKeyToAccount(operatorKey),
+      chain: setup.chain.chain,
+      transport: http(setup.chain.rpcUrl),
+    })
+    for (let i = 0; i < 10; i++) {
+      await setup.chain.publicClient.waitForTransactionReceipt({
+        hash: await other.sendTransaction({ to: setup.payTo, value: 0n }),
+      })
+    }
+    expect(await settler.settle(await verifiedPayment(setup.payerKeys[1]!))).toMatchObject({ success: true })
+  })
+
   it('reports a transaction whose receipt does not come in time as settlement_timeout with its hash', async () => {
     // A JSON-RPC proxy to the local chain that never reports receipts.
     const proxy = createHttpServer(async (req, res) => {

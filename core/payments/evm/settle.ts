@@ -49,6 +49,8 @@ export interface OnChainSettler extends Settler {
 
 interface NetworkClients {
   chain: Chain
+  /** The node's JSON-RPC URL. */
+  url: string
   /** Reads (simulation, fees, gas, nonce, receipts): asked again after a failure or timeout. */
   publicClient: PublicClient
   /** Prepares the operator's transactions, reading like `publicClient`. */
@@ -88,7 +90,7 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
    * the sequence moves past it and the same transaction is signed again, up to SEND_ATTEMPTS.
    */
   const sendInTurn = (net: NetworkClients, chainId: number, to: Address, data: Hex): Promise<SendOutcome> => {
-    const sequence = operatorSequence(account.address, chainId)
+    const sequence = operatorSequence(account.address, chainId, net.url)
     return sequence.inTurn(async () => {
       let prepared: Awaited<ReturnType<typeof net.walletClient.prepareTransactionRequest>>
       try {
@@ -179,6 +181,7 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
       const sends = http(url, { timeout: rpcTimeoutMs, retryCount: 0 })
       entry = {
         chain,
+        url,
         publicClient: createPublicClient({ chain, transport: reads }) as PublicClient,
         walletClient: createWalletClient({ account, chain, transport: reads }),
         sender: createWalletClient({ account, chain, transport: sends }),
@@ -303,6 +306,9 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
         }
         return { ...base, success: true, transaction: hash, amount: authorization.value.toString() }
       } catch (error) {
+        // A transaction the node holds but does not mine may sit behind a nonce that never
+        // reached it: the next send asks the node where the account is.
+        operatorSequence(account.address, chainId, net.url).forget()
         return fail('settlement_timeout', `no receipt yet: ${shortMessage(error)}`, {
           transaction: hash,
           retryable: true,
@@ -337,11 +343,12 @@ const NONCE_USED =
 const NONCE_GAP = /nonce too high|higher than the next one expected|nonce gap/i
 
 /**
- * The nonce sequence of one operator account on one chain, one per process (every settler of the
- * account shares it): sends go one at a time, each with the next nonce, counted here rather than
- * read from the node's pending count before each send (a node under load answers a pending count
- * that lags its pool, and concurrent reads hand one nonce to two transactions). The node is asked
- * at first, and again only after a send whose fate is unknown.
+ * The nonce sequence of one operator account on one chain through one node, one per process (every
+ * settler of the account shares it): sends go one at a time, each with the next nonce, counted
+ * here rather than read from the node's pending count before each send (a node under load answers
+ * a pending count that lags its pool, and concurrent reads hand one nonce to two transactions).
+ * The node is asked at first, after a send whose fate is unknown, and after it refused a nonce as
+ * used (then never below that nonce + 1: a lagging answer cannot hand out a refused nonce again).
  */
 interface OperatorSequence {
   /** Runs `task` once every earlier send of this account on this chain is done. */
@@ -350,7 +357,7 @@ interface OperatorSequence {
   next(client: PublicClient): Promise<number>
   /** The node took the transaction with this nonce. */
   spent(nonce: number): void
-  /** The node refused this nonce as used or held: never offer it again. */
+  /** The node refused this nonce as used or held: ask it again, and never offer this one again. */
   used(nonce: number): void
   /** Ask the node again before the next send. */
   forget(): void
@@ -358,14 +365,14 @@ interface OperatorSequence {
 
 const operatorSequences = new Map<string, OperatorSequence>()
 
-function operatorSequence(address: Address, chainId: number): OperatorSequence {
-  const key = `${address.toLowerCase()}:${chainId}`
+function operatorSequence(address: Address, chainId: number, url: string): OperatorSequence {
+  const key = `${address.toLowerCase()}:${chainId}:${url}`
   const existing = operatorSequences.get(key)
   if (existing) return existing
   let queue: Promise<unknown> = Promise.resolve()
   // The lowest nonce not known to be used; undefined until the node is asked.
   let next: number | undefined
-  // The lowest nonce the node has shown to be used or held by something (a floor for its answers).
+  // Above every nonce the node refused as used or held (a floor for its answers).
   let floor = 0
   const sequence: OperatorSequence = {
     inTurn(task) {
@@ -382,11 +389,11 @@ function operatorSequence(address: Address, chainId: number): OperatorSequence {
     },
     spent(nonce) {
       next = nonce + 1
-      floor = Math.max(floor, next)
     },
     used(nonce) {
-      next = nonce + 1
-      floor = Math.max(floor, next)
+      // The account may be far ahead (another process, a restart): the node says how far.
+      next = undefined
+      floor = Math.max(floor, nonce + 1)
     },
     forget() {
       next = undefined
