@@ -1,4 +1,3 @@
-import type { Server } from 'node:http'
 import { claimDataDirFromEnv } from '../core/store/data-dir-lock.ts'
 
 /** How long a stop waits for the calls in flight before cutting their connections. */
@@ -13,27 +12,19 @@ async function main(): Promise<void> {
   const started = performance.now()
   // Claimed before the service loads, so a second process on a running service's folder refuses at once.
   const dataDirLock = claimDataDirFromEnv()
-  const [{ serve }, { createService }, { loadConfig }] = await Promise.all([
-    import('@hono/node-server'),
+  const [{ createService }, { loadConfig }, { serveHttp }] = await Promise.all([
     import('./compose.ts'),
     import('./config.ts'),
+    import('./http-server.ts'),
   ])
   const config = loadConfig()
   const service = await createService(config, dataDirLock ? { dataDirLock } : {})
-  const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    console.log(
-      JSON.stringify({
-        level: 'info',
-        message: 'listening',
-        port: info.port,
-        database: service.database.kind,
-        startup_ms: Math.round(performance.now() - started),
-      }),
-    )
+  const { server, port } = await serveHttp(service.app.fetch, { port: config.PORT, hostname: config.HOST })
+  log('info', 'listening', {
+    port,
+    database: service.database.kind,
+    startup_ms: Math.round(performance.now() - started),
   })
-  // Longer than the keep-alive of clients and load balancers (commonly 60 s), so the server never
-  // closes an idle socket a client is about to reuse.
-  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 })
   let stopping = false
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -44,7 +35,7 @@ async function main(): Promise<void> {
     const since = performance.now()
     log('info', 'stopping: no new connections, waiting for the calls in flight', { signal })
     // In-flight calls finish (idle keep-alive sockets close at once); after DRAIN_MS the rest are cut.
-    const cut = setTimeout(() => (server as Server).closeAllConnections(), DRAIN_MS)
+    const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS)
     server.close(() => {
       clearTimeout(cut)
       log('info', 'calls in flight drained; closing the database and background jobs', {

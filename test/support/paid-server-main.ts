@@ -4,16 +4,13 @@
  * kill a server between verification and settlement.
  */
 
-import type { AddressInfo } from 'node:net'
-import { createAdaptorServer } from '@hono/node-server'
 import { createService } from '../../server/compose.ts'
+import { serveHttp } from '../../server/http-server.ts'
 import { paidRegistry } from './paid-operations.ts'
 import { testConfig } from './test-config.ts'
 
 const service = await createService(testConfig(process.env), { operations: paidRegistry, log: () => {} })
-const server = createAdaptorServer({ fetch: service.app.fetch })
 // The fault tests open 1,000 connections at once: a listen queue that holds them all, so none
 // waits on a dropped SYN while the process is busy answering the others.
-server.listen({ port: 0, host: '127.0.0.1', backlog: 2048 }, () => {
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`)
-})
+const { port } = await serveHttp(service.app.fetch, { port: 0, hostname: '127.0.0.1', backlog: 2048 })
+process.stdout.write(`${JSON.stringify({ port })}\n`)

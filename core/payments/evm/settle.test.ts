@@ -31,6 +31,31 @@ afterAll(async () => {
   await setup?.stop()
 })
 
+/** A new funded operator key that has sent `count` transactions already (outside any settler). */
+async function operatorThatSent(count: number): Promise<Hex> {
+  const operatorKey = generatePrivateKey()
+  const operator = privateKeyToAccount(operatorKey)
+  const funder = createWalletClient({
+    account: privateKeyToAccount(setup.chain.accounts[0]!.privateKey),
+    chain: setup.chain.chain,
+    transport: http(setup.chain.rpcUrl),
+  })
+  await setup.chain.publicClient.waitForTransactionReceipt({
+    hash: await funder.sendTransaction({ to: operator.address, value: 10n ** 18n }),
+  })
+  const self = createWalletClient({
+    account: operator,
+    chain: setup.chain.chain,
+    transport: http(setup.chain.rpcUrl),
+  })
+  for (let i = 0; i < count; i++) {
+    await setup.chain.publicClient.waitForTransactionReceipt({
+      hash: await self.sendTransaction({ to: operator.address, value: 0n }),
+    })
+  }
+  return operatorKey
+}
+
 /** Signs and verifies a payment from `key`, returning the VerifiedPayment settlement receives. */
 async function verifiedPayment(key: Hex, value = 110_000n): Promise<VerifiedPayment> {
   const { signature, authorization: wire } = await signAuthorization({
@@ -133,11 +158,79 @@ describe('createOnChainSettler', () => {
     })
   })
 
-  it('settles concurrent payments from one operator without nonce clashes', async () => {
-    const settler = settlerFor(setup.chain.rpcUrl)
-    const payments = await Promise.all(setup.payerKeys.map((key) => verifiedPayment(key, 110_000n)))
-    const results = await Promise.all(payments.map((p) => settler.settle(p)))
-    expect(results.map((r) => r.success)).toEqual(payments.map(() => true))
+  it('settles concurrent payments from one operator through two settlers: every one lands, one nonce each', async () => {
+    // Two settlers of one operator in one process (the request path and the retry worker, or a
+    // service restarted in the same process) share the account's nonce sequence.
+    const settlers = [settlerFor(setup.chain.rpcUrl), settlerFor(setup.chain.rpcUrl)]
+    const operator = privateKeyToAccount(setup.operatorKey).address
+    const noncesBefore = await setup.chain.publicClient.getTransactionCount({ address: operator })
+    const payments = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => verifiedPayment(setup.payerKeys[i % setup.payerKeys.length]!)),
+    )
+    const payTo = await setup.usdc.balanceOf(setup.payTo)
+    const results = await Promise.all(payments.map((p, i) => settlers[i % 2]!.settle(p)))
+    expect(results.filter((r) => !r.success)).toEqual([])
+    expect(await setup.usdc.balanceOf(setup.payTo)).toBe(payTo + 40n * 110_000n)
+    // No transaction wasted: one nonce per settlement.
+    expect(await setup.chain.publicClient.getTransactionCount({ address: operator })).toBe(noncesBefore + 40)
+  })
+
+  it('reports an operator account that cannot pay gas as retryable and not sent, the authorization still unused', async () => {
+    const payment = await verifiedPayment(setup.payerKeys[2]!)
+    const broke = createOnChainSettler({
+      privateKey: generatePrivateKey(),
+      rpcUrls: { 'eip155:84532': setup.chain.rpcUrl },
+      receiptTimeoutMs: 5_000,
+      rpcTimeoutMs: 2_000,
+    })
+    // The service's own failure, not the payer's: never a payment refusal (nonce_replay,
+    // insufficient_funds), and certain that nothing went out.
+    expect(await broke.settle(payment)).toMatchObject({
+      success: false,
+      errorReason: 'settlement_failed',
+      retryable: true,
+      submitted: false,
+    })
+    expect(await broke.authorizationUsed(payment)).toBe(false)
+  })
+
+  it('reports a send that gets no answer as settlement_timeout with its hash, and the next send lands', async () => {
+    // A JSON-RPC proxy that passes the first transaction on to the node but never answers it.
+    let swallowed = 0
+    const proxy = createHttpServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const call = JSON.parse(raw) as { method: string }
+      const upstream = await fetch(setup.chain.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      const answer = await upstream.text()
+      if (call.method === 'eth_sendRawTransaction' && swallowed++ === 0) return
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(answer)
+    })
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    try {
+      const settler = createOnChainSettler({
+        privateKey: setup.operatorKey,
+        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        receiptTimeoutMs: 5_000,
+        rpcTimeoutMs: 1_000,
+      })
+      const first = await verifiedPayment(setup.payerKeys[0]!)
+      const second = await verifiedPayment(setup.payerKeys[1]!)
+      const [lost, next] = await Promise.all([settler.settle(first), settler.settle(second)])
+      expect(lost).toMatchObject({ success: false, errorReason: 'settlement_timeout', retryable: true })
+      expect(lost.submitted).not.toBe(false)
+      // The hash it reports is the transaction the node got: the ledger can follow it up.
+      expect(await settler.transactionStatus('eip155:84532', lost.transaction as Hex)).toBe('success')
+      expect(next).toMatchObject({ success: true })
+    } finally {
+      proxy.close()
+    }
   })
 
   it('sends again with a fresh nonce when the node refuses the operator nonce as already used', async () => {
@@ -165,26 +258,9 @@ describe('createOnChainSettler', () => {
     proxy.listen(0, '127.0.0.1')
     await once(proxy, 'listening')
     try {
-      // A new operator that has sent one transaction already (outside this process's nonce
-      // cache), so the nonce one lower than its count is a used one.
-      const operatorKey = generatePrivateKey()
-      const operator = privateKeyToAccount(operatorKey)
-      const funder = createWalletClient({
-        account: privateKeyToAccount(setup.chain.accounts[0]!.privateKey),
-        chain: setup.chain.chain,
-        transport: http(setup.chain.rpcUrl),
-      })
-      await setup.chain.publicClient.waitForTransactionReceipt({
-        hash: await funder.sendTransaction({ to: operator.address, value: 10n ** 18n }),
-      })
-      const self = createWalletClient({
-        account: operator,
-        chain: setup.chain.chain,
-        transport: http(setup.chain.rpcUrl),
-      })
-      await setup.chain.publicClient.waitForTransactionReceipt({
-        hash: await self.sendTransaction({ to: operator.address, value: 0n }),
-      })
+      // A new operator that has sent one transaction already (outside any settler), so the nonce
+      // one lower than its count is a used one.
+      const operatorKey = await operatorThatSent(1)
       const settler = createOnChainSettler({
         privateKey: operatorKey,
         rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
@@ -201,6 +277,71 @@ describe('createOnChainSettler', () => {
     } finally {
       proxy.close()
     }
+  })
+
+  it('settles concurrent payments through a node whose pending count lags its pool', async () => {
+    // Under load a node can answer a pending transaction count that misses transactions it holds
+    // already: here every answer is two behind. Each send reading it hands out used nonces; the
+    // operator's own sequence asks once and steps past what the node refuses.
+    const proxy = createHttpServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const call = JSON.parse(raw) as { method: string }
+      const upstream = await fetch(setup.chain.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      const answer = (await upstream.json()) as { result?: string }
+      if (call.method === 'eth_getTransactionCount' && answer.result && BigInt(answer.result) >= 2n) {
+        answer.result = `0x${(BigInt(answer.result) - 2n).toString(16)}`
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(answer))
+    })
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    try {
+      const operatorKey = await operatorThatSent(2)
+      const settler = createOnChainSettler({
+        privateKey: operatorKey,
+        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        receiptTimeoutMs: 5_000,
+        rpcTimeoutMs: 2_000,
+      })
+      const payments = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => verifiedPayment(setup.payerKeys[i % setup.payerKeys.length]!)),
+      )
+      const results = await Promise.all(payments.map((payment) => settler.settle(payment)))
+      expect(results.filter((result) => !result.success)).toEqual([])
+      const operator = privateKeyToAccount(operatorKey).address
+      expect(await setup.chain.publicClient.getTransactionCount({ address: operator })).toBe(2 + 10)
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('catches up when another process moved the operator account far ahead of this one', async () => {
+    const operatorKey = await operatorThatSent(0)
+    const settler = createOnChainSettler({
+      privateKey: operatorKey,
+      rpcUrls: { 'eip155:84532': setup.chain.rpcUrl },
+      receiptTimeoutMs: 5_000,
+      rpcTimeoutMs: 2_000,
+    })
+    expect((await settler.settle(await verifiedPayment(setup.payerKeys[0]!))).success).toBe(true)
+    // Another process (a restart, a second instance) sends ten transactions from the same account.
+    const other = createWalletClient({
+      account: privateKeyToAccount(operatorKey),
+      chain: setup.chain.chain,
+      transport: http(setup.chain.rpcUrl),
+    })
+    for (let i = 0; i < 10; i++) {
+      await setup.chain.publicClient.waitForTransactionReceipt({
+        hash: await other.sendTransaction({ to: setup.payTo, value: 0n }),
+      })
+    }
+    expect(await settler.settle(await verifiedPayment(setup.payerKeys[1]!))).toMatchObject({ success: true })
   })
 
   it('reports a transaction whose receipt does not come in time as settlement_timeout with its hash', async () => {

@@ -6,16 +6,18 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  ExecutionRevertedError,
+  encodeFunctionData,
   type Hex,
   HttpRequestError,
   http,
-  NonceTooLowError,
+  keccak256,
   type PublicClient,
   parseSignature,
   TimeoutError,
   WaitForTransactionReceiptTimeoutError,
 } from 'viem'
-import { nonceManager, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { PaymentErrorCode } from '../error-codes.ts'
 import type { SettleResult, Settler } from '../settle-result.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
@@ -47,31 +49,121 @@ export interface OnChainSettler extends Settler {
 
 interface NetworkClients {
   chain: Chain
+  /** The node's JSON-RPC URL. */
+  url: string
+  /** Reads (simulation, fees, gas, nonce, receipts): asked again after a failure or timeout. */
   publicClient: PublicClient
+  /** Prepares the operator's transactions, reading like `publicClient`. */
   walletClient: ReturnType<typeof createWalletClient>
+  /**
+   * Sends signed transactions, once: a send that gets no answer may have reached the node, so it
+   * is followed up by its hash (never sent again blind by the transport).
+   */
+  sender: ReturnType<typeof createWalletClient>
 }
+
+/**
+ * Further tries of a read that failed or timed out. A busy process (a burst of paid calls)
+ * can see an answer late even from a healthy node; giving up on the first try would refuse a
+ * paid call the operation already answered.
+ */
+const READ_RETRIES = 3
 
 /**
  * Settles EVM payments directly on chain (DESIGN: Payments, settlement with the operator's key):
  * simulates then sends USDC `transferWithAuthorization(from, to, value, validAfter, validBefore,
  * nonce, v, r, s)` and waits for the receipt. A revert is diagnosed into `nonce_replay` (already
  * used on chain), `insufficient_funds` or `settlement_failed`; an unreachable RPC or a receipt that
- * does not come in time is reported retryable, never thrown.
+ * does not come in time is reported retryable, never thrown. A failure on the operator's side
+ * (the RPC, the operator's nonce or gas) is retryable and says whether anything was sent: it is
+ * the service's problem, never reported as a refusal of the payer's payment.
  */
 export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSettler {
-  const account = privateKeyToAccount(options.privateKey, { nonceManager })
+  const account = privateKeyToAccount(options.privateKey)
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 60_000
   const rpcTimeoutMs = options.rpcTimeoutMs ?? 10_000
   const clients = new Map<string, NetworkClients>()
-  const sendQueues = new Map<string, Promise<unknown>>()
-  const serialised = <T>(network: string, task: () => Promise<T>): Promise<T> => {
-    const previous = sendQueues.get(network) ?? Promise.resolve()
-    const run = previous.then(task, task)
-    sendQueues.set(
-      network,
-      run.catch(() => {}),
-    )
-    return run
+  /**
+   * Signs and sends one transaction from the operator's account, in turn with every other send of
+   * that account on that chain in this process, with the nonce the sequence holds (see
+   * operatorSequence). A nonce the node refuses as used or held is never this payment's fault:
+   * the sequence moves past it and the same transaction is signed again, up to SEND_ATTEMPTS.
+   */
+  const sendInTurn = (net: NetworkClients, chainId: number, to: Address, data: Hex): Promise<SendOutcome> => {
+    const sequence = operatorSequence(account.address, chainId, net.url)
+    return sequence.inTurn(async () => {
+      let prepared: Awaited<ReturnType<typeof net.walletClient.prepareTransactionRequest>>
+      try {
+        // Fees, gas and type, fresh for this send; the nonce is the sequence's, not the node's.
+        prepared = await net.walletClient.prepareTransactionRequest({
+          account,
+          chain: net.chain,
+          to,
+          data,
+          parameters: ['chainId', 'fees', 'gas', 'type'],
+        })
+      } catch (error) {
+        if (isUnreachable(error))
+          return { kind: 'not_sent', message: `RPC unavailable: ${shortMessage(error)}` }
+        if (isRevert(error)) return { kind: 'reverted', error }
+        return { kind: 'not_sent', message: `the transaction could not be prepared: ${shortMessage(error)}` }
+      }
+      let refusal = ''
+      for (let attempt = 1; attempt <= SEND_ATTEMPTS; attempt++) {
+        let nonce: number
+        try {
+          nonce = await sequence.next(net.publicClient)
+        } catch (error) {
+          return { kind: 'not_sent', message: `RPC unavailable: ${shortMessage(error)}` }
+        }
+        const { nonceManager: _, ...request } = { ...prepared, nonce }
+        const serializedTransaction = await account.signTransaction(
+          request as Parameters<typeof account.signTransaction>[0],
+        )
+        const hash = keccak256(serializedTransaction)
+        try {
+          await net.sender.sendRawTransaction({ serializedTransaction })
+          sequence.spent(nonce)
+          return { kind: 'sent', hash }
+        } catch (error) {
+          const text = errorText(error)
+          if (ALREADY_KNOWN.test(text)) {
+            // This very transaction is already in the node (a send that timed out reached it).
+            sequence.spent(nonce)
+            return { kind: 'sent', hash }
+          }
+          if (NONCE_USED.test(text)) {
+            // Used by a mined transaction, or held by a pending one: refused, nothing sent.
+            refusal = shortMessage(error)
+            sequence.used(nonce)
+            continue
+          }
+          if (NONCE_GAP.test(text)) {
+            refusal = shortMessage(error)
+            sequence.forget()
+            continue
+          }
+          if (isUnreachable(error)) {
+            // It may have reached the node: the next send asks the node where the account is.
+            sequence.forget()
+            return {
+              kind: 'uncertain',
+              hash,
+              message: `no answer to the transaction: ${shortMessage(error)}`,
+            }
+          }
+          if (isRevert(error)) return { kind: 'reverted', error }
+          return {
+            kind: 'not_sent',
+            message: `the node refused the operator's transaction: ${shortMessage(error)}`,
+          }
+        }
+      }
+      return {
+        kind: 'not_sent',
+        message: `the node refused the operator's nonce ${SEND_ATTEMPTS} times (${refusal})`,
+      }
+    })
   }
 
   const clientsFor = (network: string, chainId: number): NetworkClients | undefined => {
@@ -85,11 +177,14 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
         nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
         rpcUrls: { default: { http: [url] } },
       })
-      const transport = http(url, { timeout: rpcTimeoutMs, retryCount: 0 })
+      const reads = http(url, { timeout: rpcTimeoutMs, retryCount: READ_RETRIES })
+      const sends = http(url, { timeout: rpcTimeoutMs, retryCount: 0 })
       entry = {
         chain,
-        publicClient: createPublicClient({ chain, transport }) as PublicClient,
-        walletClient: createWalletClient({ account, chain, transport }),
+        url,
+        publicClient: createPublicClient({ chain, transport: reads }) as PublicClient,
+        walletClient: createWalletClient({ account, chain, transport: reads }),
+        sender: createWalletClient({ account, chain, transport: sends }),
       }
       clients.set(network, entry)
     }
@@ -166,41 +261,43 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
         s,
       ] as const
 
-      let hash: Hex
-      // Whether the transaction may have left: a failure before it is certain nothing was sent.
-      let sending = false
+      // Simulated first (in parallel with other settlements): a payment the token would refuse
+      // is diagnosed without spending a nonce or gas.
       try {
-        // One operator account has one nonce sequence: sends go one at a time per network
-        // (concurrent sends raced for nonces and were refused); receipts are awaited in parallel.
-        hash = await serialised(payment.network, async () => {
-          const { request } = await net.publicClient.simulateContract({
-            account,
-            address: token,
-            abi: EIP3009_TOKEN_ABI,
-            functionName: 'transferWithAuthorization',
-            args,
-          })
-          sending = true
-          for (let attempt = 1; ; attempt++) {
-            try {
-              return await net.walletClient.writeContract(request)
-            } catch (error) {
-              // The node refused the operator's nonce (a send that timed out here reached it
-              // after all): nothing of this payment went out, and viem has dropped its nonce
-              // cache, so the next try reads the account's pending count again.
-              if (attempt >= NONCE_ATTEMPTS || !isNonceRefusal(error)) throw error
-            }
-          }
+        await net.publicClient.simulateContract({
+          account,
+          address: token,
+          abi: EIP3009_TOKEN_ABI,
+          functionName: 'transferWithAuthorization',
+          args,
         })
       } catch (error) {
         if (isUnreachable(error)) {
           return fail('settlement_failed', `RPC unavailable: ${shortMessage(error)}`, {
             retryable: true,
-            submitted: sending,
+            submitted: false,
           })
         }
         return diagnoseRevert(net.publicClient, token, payment, error, fail)
       }
+
+      const data = encodeFunctionData({
+        abi: EIP3009_TOKEN_ABI,
+        functionName: 'transferWithAuthorization',
+        args,
+      })
+      const sent = await sendInTurn(net, chainId, token, data)
+      if (sent.kind === 'reverted') return diagnoseRevert(net.publicClient, token, payment, sent.error, fail)
+      if (sent.kind === 'not_sent') {
+        // The operator's side failed (RPC down, the node refused the operator's transaction):
+        // nothing of this payment went out, and the payer's authorization is still good.
+        return fail('settlement_failed', sent.message, { retryable: true, submitted: false })
+      }
+      if (sent.kind === 'uncertain') {
+        // The transaction may have reached the node: followed up by its hash, never sent blind.
+        return fail('settlement_timeout', sent.message, { transaction: sent.hash, retryable: true })
+      }
+      const hash = sent.hash
 
       try {
         const receipt = await net.publicClient.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs })
@@ -209,6 +306,9 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
         }
         return { ...base, success: true, transaction: hash, amount: authorization.value.toString() }
       } catch (error) {
+        // A transaction the node holds but does not mine may sit behind a nonce that never
+        // reached it: the next send asks the node where the account is.
+        operatorSequence(account.address, chainId, net.url).forget()
         return fail('settlement_timeout', `no receipt yet: ${shortMessage(error)}`, {
           transaction: hash,
           retryable: true,
@@ -218,18 +318,109 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
   }
 }
 
-/** Sends of one settlement when the node refuses the operator's nonce (see isNonceRefusal). */
-const NONCE_ATTEMPTS = 3
+/** What became of one operator transaction (sendInTurn). */
+type SendOutcome =
+  | { kind: 'sent'; hash: Hex }
+  /** Certainly not in the node: refused before or when sent, for the operator's reasons. */
+  | { kind: 'not_sent'; message: string }
+  /** Sent, but no answer came: it may be in the node. */
+  | { kind: 'uncertain'; hash: Hex; message: string }
+  /** The node ran it and the token refused it (diagnosed against the payment). */
+  | { kind: 'reverted'; error: unknown }
+
+/** Signatures of one settlement when the node refuses the operator's nonce (a new nonce each). */
+const SEND_ATTEMPTS = 5
+
+/** The node already holds this exact transaction (same hash): it was sent. */
+const ALREADY_KNOWN = /already known|already imported|known transaction|transaction already exists/i
+/**
+ * The nonce is used by a mined transaction or held by a pending one (wording of geth, anvil,
+ * reth, nethermind and erigon nodes).
+ */
+const NONCE_USED =
+  /nonce too low|lower than the current nonce|replacement transaction underpriced|nonce has already been used|nonce already used/i
+/** The nonce is ahead of the account's: something in between never reached the node. */
+const NONCE_GAP = /nonce too high|higher than the next one expected|nonce gap/i
 
 /**
- * The node refused the transaction for its nonce, not for what it does: already used ("nonce too
- * low", "already known") or held by a pending transaction ("replacement transaction underpriced").
+ * The nonce sequence of one operator account on one chain through one node, one per process (every
+ * settler of the account shares it): sends go one at a time, each with the next nonce, counted
+ * here rather than read from the node's pending count before each send (a node under load answers
+ * a pending count that lags its pool, and concurrent reads hand one nonce to two transactions).
+ * The node is asked at first, after a send whose fate is unknown, and after it refused a nonce as
+ * used (then never below that nonce + 1: a lagging answer cannot hand out a refused nonce again).
  */
-function isNonceRefusal(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false
-  return Boolean(
-    error.walk((e) => e instanceof NonceTooLowError) ||
-      /replacement transaction underpriced/i.test(error.details ?? ''),
+interface OperatorSequence {
+  /** Runs `task` once every earlier send of this account on this chain is done. */
+  inTurn<T>(task: () => Promise<T>): Promise<T>
+  /** The nonce for the next send. */
+  next(client: PublicClient): Promise<number>
+  /** The node took the transaction with this nonce. */
+  spent(nonce: number): void
+  /** The node refused this nonce as used or held: ask it again, and never offer this one again. */
+  used(nonce: number): void
+  /** Ask the node again before the next send. */
+  forget(): void
+}
+
+const operatorSequences = new Map<string, OperatorSequence>()
+
+function operatorSequence(address: Address, chainId: number, url: string): OperatorSequence {
+  const key = `${address.toLowerCase()}:${chainId}:${url}`
+  const existing = operatorSequences.get(key)
+  if (existing) return existing
+  let queue: Promise<unknown> = Promise.resolve()
+  // The lowest nonce not known to be used; undefined until the node is asked.
+  let next: number | undefined
+  // Above every nonce the node refused as used or held (a floor for its answers).
+  let floor = 0
+  const sequence: OperatorSequence = {
+    inTurn(task) {
+      const run = queue.then(task, task)
+      queue = run.catch(() => {})
+      return run
+    },
+    async next(client) {
+      if (next === undefined) {
+        const pending = await client.getTransactionCount({ address, blockTag: 'pending' })
+        next = Math.max(pending, floor)
+      }
+      return next
+    },
+    spent(nonce) {
+      next = nonce + 1
+    },
+    used(nonce) {
+      // The account may be far ahead (another process, a restart): the node says how far.
+      next = undefined
+      floor = Math.max(floor, nonce + 1)
+    },
+    forget() {
+      next = undefined
+    },
+  }
+  operatorSequences.set(key, sequence)
+  return sequence
+}
+
+/** Every message in a viem error's chain (the node's own wording sits in `details`). */
+function errorText(error: unknown): string {
+  if (!(error instanceof BaseError)) return error instanceof Error ? error.message : String(error)
+  const parts: string[] = []
+  error.walk((e) => {
+    if (e instanceof BaseError) parts.push(e.shortMessage, e.details)
+    else if (e instanceof Error) parts.push(e.message)
+    return false
+  })
+  return parts.join(' | ')
+}
+
+function isRevert(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    Boolean(
+      error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError),
+    )
   )
 }
 

@@ -149,6 +149,19 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
   })
 
+  it('settles a deferred row whose retry finds its authorization used on chain (an earlier send went through)', async () => {
+    const { ledger, service } = setup([
+      { success: false, retryable: true, submitted: true, errorReason: 'settlement_timeout' },
+      { success: false, retryable: false, errorReason: 'nonce_replay', transaction: undefined },
+    ])
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'risk_score', null)
+    expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
+    clock.advance(1500)
+    await service.retryDue()
+    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+  })
+
   it('fails a definitive refusal, and a retryable one whose authorization has expired', async () => {
     const refused = setup([{ success: false, errorReason: 'insufficient_funds' }])
     const first = payment(soon())

@@ -79,6 +79,13 @@ export function createSettlementService(options: SettlementServiceOptions) {
       return { kind: 'settled', result }
     }
     const reason = result.errorReason ?? 'settlement_failed'
+    if (!onRequestPath && reason === 'nonce_replay') {
+      // A deferred settlement whose authorization the chain now shows used: its transfer to payTo
+      // went through (an earlier send that got no answer here, or the payer's own submission).
+      // The same rule as the sweep's: never FAILED for money that moved.
+      await record(id, { ...result, success: true, amount: payment.amount.toString() })
+      return { kind: 'settled', result }
+    }
     const expired =
       payment.validBefore !== undefined && payment.validBefore.getTime() <= clock.now().getTime()
     if (

@@ -13,11 +13,16 @@ export function officialV2Client(setup: LocalPaymentSetup, key: Hex): x402Client
   return client
 }
 
-/** The PaymentRequired object of an unpaid POST (read from the PAYMENT-REQUIRED header). */
+/**
+ * The PaymentRequired object of an unpaid POST (read from the PAYMENT-REQUIRED header). Its
+ * connection is closed, not left idle in the pool: signing payments for the challenge can keep
+ * the event loop busy for seconds, long enough for a server to time the idle connection out
+ * while the pool still offers it to the next POST (which fails, and a POST is not resent).
+ */
 export async function fetchChallenge(url: string, body: unknown = { text: 'x' }): Promise<PaymentRequired> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', connection: 'close' },
     body: JSON.stringify(body),
   })
   return JSON.parse(Buffer.from(response.headers.get('payment-required') ?? '', 'base64').toString('utf8'))

@@ -7,9 +7,8 @@
  */
 
 import { readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import { createService } from '../../../server/compose.ts'
+import { serveHttp } from '../../../server/http-server.ts'
 import { testConfig } from '../test-config.ts'
 
 const caFile = process.env.TEST_WEBHOOK_CA_FILE
@@ -21,6 +20,5 @@ const service = await createService(testConfig(process.env), {
   },
   webhookTestReceivers: { ca: readFileSync(caFile, 'utf8'), hosts: { [host]: '127.0.0.1' } },
 })
-serve({ fetch: service.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-  process.stdout.write(`${JSON.stringify({ port: info.port })}\n`)
-})
+const { port } = await serveHttp(service.app.fetch, { port: 0, hostname: '127.0.0.1' })
+process.stdout.write(`${JSON.stringify({ port })}\n`)
