@@ -38,6 +38,12 @@ const HEADERS: Readonly<Record<HeaderGroup, Record<string, unknown>>> = {
   payment: paidSuccessHeaders,
   idempotency: idempotentSuccessHeaders,
   'rate-limit': rateLimitSuccessHeaders,
+  pagination: {
+    Link: {
+      description: 'The next page, `<path?limit=n&cursor=…>; rel="next"` (RFC 8288); absent on the last page',
+      schema: { type: 'string' },
+    },
+  },
 }
 
 function openApiResponse(response: ResponseDescription) {

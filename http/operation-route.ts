@@ -71,6 +71,7 @@ export function operationRoute(operation: OperationDescription): RouteDescriptio
     priced ? 'payment' : 'request-id',
     ...(idempotent ? (['idempotency'] as const) : []),
     'rate-limit',
+    ...(operation.paginated ? (['pagination'] as const) : []),
   ]
   return {
     id: operation.id,
@@ -78,7 +79,18 @@ export function operationRoute(operation: OperationDescription): RouteDescriptio
     path: operation.path,
     tags: [priced ? 'Checks' : 'Keys'],
     summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
+    ...(operation.description || operation.paginated
+      ? {
+          description: [
+            operation.description,
+            operation.paginated
+              ? 'REST: when more follow, the Link response header `<…?limit=n&cursor=…>; rel="next"` (RFC 8288) gives the next page; absent on the last page.'
+              : undefined,
+          ]
+            .filter(Boolean)
+            .join(' '),
+        }
+      : {}),
     access: priced ? 'key-or-payment' : 'key',
     parameters,
     ...(placement.hasBody ? { body: { required: true, schema: bodySchema } } : {}),

@@ -24,7 +24,7 @@ export type RouteAccess = 'public' | 'key' | 'key-or-payment' | 'key-and-payment
  * The header groups of a response: the request id (every response), the payment receipt of a paid
  * call (with the request id), the replay marker of an Idempotency-Key, the caller's rate limit.
  */
-export type HeaderGroup = 'request-id' | 'payment' | 'idempotency' | 'rate-limit'
+export type HeaderGroup = 'request-id' | 'payment' | 'idempotency' | 'rate-limit' | 'pagination'
 
 export interface ParameterDescription {
   name: string

@@ -66,6 +66,8 @@ export interface OperationDescription {
   output: JsonSchema
   /** JSON Schema of the REST success body: the output, or its `bodyField` property. */
   restBody: JsonSchema
+  /** REST links the next page in a `Link` header (the output field `nextCursorField` holds its cursor). */
+  paginated: boolean
   placement: InputPlacement
   /** null for a free operation (it needs an API key and never answers 402). */
   prices: OperationPrices | null
@@ -136,6 +138,7 @@ export function describeOperation(operation: AnyOperation): OperationDescription
     input,
     output,
     restBody: restBodyOf(operation, output),
+    paginated: operation.http.nextCursorField !== undefined,
     placement: placementOf(operation, input),
     prices: operation.price ? pricesOf(operation, operation.price) : null,
     access: operation.access,

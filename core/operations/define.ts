@@ -24,6 +24,12 @@ export interface OperationHttp {
    */
   bodyField?: string
   /**
+   * With `bodyField`: the output field holding the cursor of the next page (null on the last).
+   * REST puts it in a `Link: <url?cursor=…>; rel="next"` header (RFC 8288), since the body is the
+   * bare array; MCP keeps it in the object.
+   */
+  nextCursorField?: string
+  /**
    * A printable HTML form of the output: REST answers with it when the request prefers
    * `text/html` (Accept) or says `?format=html` (GET /v1/reports/{report_id}).
    */

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
 import { WebhookEventSchema } from '../webhooks/events.ts'
 import { envelopeBody } from '../webhooks/signing.ts'
+import { DEFAULT_WEBHOOK_CAP } from '../webhooks/webhook-store.ts'
 import { monitoringOf } from './compliance-alerts.ts'
 import { defineOperation } from './define.ts'
 import { keyCallerOf } from './operation-context.ts'
@@ -49,8 +50,7 @@ export const webhooksCreate = defineOperation({
   id: 'webhooks_create',
   http: { method: 'POST', path: '/v1/webhooks', status: 201 },
   summary: 'Register a webhook; the signing secret is shown once',
-  description:
-    'Deliveries are JSON envelopes with sorted keys (event, event_id, created_at, data) signed with X-Service-Signature = hex HMAC-SHA256 of the raw body keyed with the secret. Registering the same URL twice makes two webhooks. 422 (string detail) when the URL is not https, does not resolve, or resolves to a private, loopback, link-local, reserved or metadata address. Free; needs an API key.',
+  description: `Deliveries are JSON envelopes with sorted keys (event, event_id, created_at, data) signed with X-Service-Signature = hex HMAC-SHA256 of the raw body keyed with the secret. Registering the same URL twice makes two webhooks. A key holds at most ${DEFAULT_WEBHOOK_CAP} webhooks (422 naming url beyond; counted exactly under concurrent registrations). 422 (string detail) when the URL is not https, does not resolve, or resolves to a private, loopback, link-local, reserved or metadata address. Free; needs an API key.`,
   input: WebhooksCreateInput,
   output: WebhookSchema.extend({
     secret: z.string().describe('The signing secret: returned once, stored encrypted, never shown again'),
@@ -73,15 +73,39 @@ export const webhooksCreate = defineOperation({
 
 export const webhooksList = defineOperation({
   id: 'webhooks_list',
-  http: { method: 'GET', path: '/v1/webhooks', bodyField: 'webhooks' },
-  summary: "The calling key's active webhooks (never the secrets)",
-  description:
-    'Over REST the body is the JSON array of webhooks (spec); the MCP tool returns {webhooks: [...]}.',
-  input: z.object({}).strict(),
-  output: z.object({ webhooks: z.array(WebhookSchema) }).strict(),
+  http: { method: 'GET', path: '/v1/webhooks', bodyField: 'webhooks', nextCursorField: 'next_cursor' },
+  summary: "The calling key's active webhooks (never the secrets), oldest first, in pages",
+  description: `Oldest first, in pages of limit (default ${DEFAULT_WEBHOOK_CAP}: all of them, since a key holds at most ${DEFAULT_WEBHOOK_CAP}); next_cursor continues, null on the last page. Over REST the body is the JSON array of webhooks (spec), the next page linked; the MCP tool returns {webhooks: [...], next_cursor}.`,
+  input: z
+    .object({
+      limit: pageInteger(1, DEFAULT_WEBHOOK_CAP)
+        .optional()
+        .describe(
+          `Webhooks per page, 1-${DEFAULT_WEBHOOK_CAP} (default ${DEFAULT_WEBHOOK_CAP}: all of them)`,
+        ),
+      cursor: z
+        .string()
+        .max(512)
+        .optional()
+        .describe('Where to continue: next_cursor of the previous page (the cursor of its Link header)'),
+    })
+    .strict(),
+  output: z
+    .object({
+      webhooks: z.array(WebhookSchema),
+      next_cursor: z
+        .string()
+        .nullable()
+        .describe('Pass as cursor for the next page; null on the last page (REST: the Link header)'),
+    })
+    .strict(),
   price: null,
   access: { sandbox: 'run' },
-  run: async (_input, ctx) => ({ webhooks: await monitoringOf(ctx).webhooks.list(keyCallerOf(ctx).keyId) }),
+  run: async (input, ctx) =>
+    monitoringOf(ctx).webhooks.list(keyCallerOf(ctx).keyId, {
+      limit: input.limit ?? DEFAULT_WEBHOOK_CAP,
+      ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
+    }),
 })
 
 export const webhooksDelete = defineOperation({

@@ -144,8 +144,8 @@ describe.each(DATABASE_KINDS)('webhook delivery queue on %s', (kind) => {
     ])
     expect(secret).toMatch(/^whsec_/)
     expect(view.delivered_events).toEqual(['sanctions.match.new'])
-    expect(await store.list('key-b')).toEqual([])
-    expect((await store.list('key-a')).map((hook) => hook.webhook_id)).toContain(view.webhook_id)
+    expect(await store.list('key-b')).toEqual({ webhooks: [], next_cursor: null })
+    expect((await store.list('key-a')).webhooks.map((hook) => hook.webhook_id)).toContain(view.webhook_id)
     expect(JSON.stringify(await store.list('key-a'))).not.toContain(secret)
     expect((await store.get('key-a', view.webhook_id))?.secret).toBe(secret)
     expect(await store.get('key-b', view.webhook_id)).toBeNull()
@@ -187,7 +187,7 @@ describe.each(DATABASE_KINDS)('webhook delivery queue on %s', (kind) => {
     for (let n = 0; n < 9; n++) await failEvent(`evt-d${n}`)
     await failEvent('evt-ok', good)
     for (let n = 10; n < 19; n++) await failEvent(`evt-d${n}`)
-    expect((await store.list('key-d')).map((hook) => hook.webhook_id)).toContain(view.webhook_id)
+    expect((await store.list('key-d')).webhooks.map((hook) => hook.webhook_id)).toContain(view.webhook_id)
     await store.enqueue(database.db, 'key-d', 'sanctions.match.new', 'evt-last', {}, clock.now())
     await store.enqueue(
       database.db,
@@ -201,9 +201,63 @@ describe.each(DATABASE_KINDS)('webhook delivery queue on %s', (kind) => {
       await worker.runOnce()
       clock.advance(600_000)
     }
-    expect(await store.list('key-d')).toEqual([])
+    expect(await store.list('key-d')).toEqual({ webhooks: [], next_cursor: null })
     const counts = await store.counts()
     expect(counts.dropped).toBeGreaterThanOrEqual(1)
+  })
+
+  it('caps webhooks per key exactly under 50 concurrent registrations, and pages the list by cursor', async () => {
+    const capped = createWebhookStore({
+      db: database.db,
+      box: createSecretBox([randomBytes(32)]),
+      clock,
+      cap: 20,
+    })
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, n) =>
+        capped.create('key-cap', `https://cap.example.com/${n}`, ['sanctions.match.new']),
+      ),
+    )
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(20)
+    const refusals = outcomes.filter((outcome) => outcome.status === 'rejected')
+    expect(refusals).toHaveLength(30)
+    for (const refusal of refusals) {
+      expect((refusal as PromiseRejectedResult).reason).toMatchObject({
+        code: 'validation_failed',
+        fields: [{ field: 'url', message: 'a key may register at most 20 webhooks; delete some first' }],
+      })
+    }
+    // Another key is not affected by this key's cap.
+    await capped.create('key-cap-other', 'https://cap.example.com/other', ['sanctions.match.new'])
+    const all = await capped.list('key-cap')
+    expect(all.webhooks).toHaveLength(20)
+    expect(all.next_cursor).toBeNull()
+    // Same created_at for all (manual clock): the id breaks ties, so pages never skip or repeat.
+    const paged: string[] = []
+    let cursor: string | undefined
+    const sizes: number[] = []
+    do {
+      const page = await capped.list('key-cap', { limit: 7, ...(cursor ? { cursor } : {}) })
+      sizes.push(page.webhooks.length)
+      paged.push(...page.webhooks.map((hook) => hook.webhook_id))
+      cursor = page.next_cursor ?? undefined
+    } while (cursor)
+    expect(sizes).toEqual([7, 7, 6])
+    expect(paged).toEqual(all.webhooks.map((hook) => hook.webhook_id))
+    // A deleted one frees a slot.
+    expect(await capped.remove('key-cap', paged[0]!)).toBe(true)
+    await capped.create('key-cap', 'https://cap.example.com/again', ['sanctions.match.new'])
+    await expect(
+      capped.create('key-cap', 'https://cap.example.com/over', ['sanctions.match.new']),
+    ).rejects.toMatchObject({
+      code: 'validation_failed',
+    })
+    for (const bad of ['nonsense', Buffer.from('[1,2]').toString('base64url'), '']) {
+      await expect(capped.list('key-cap', { limit: 5, cursor: bad }), bad).rejects.toMatchObject({
+        code: 'validation_failed',
+        fields: [{ field: 'cursor' }],
+      })
+    }
   })
 
   it('lets two workers share the queue without sending one delivery twice', async () => {

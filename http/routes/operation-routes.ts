@@ -80,6 +80,12 @@ export function operationRoutes(
         return c.html((html as (output: unknown) => string)(result.output))
       }
       const output = result.output as Record<string, unknown>
+      const nextCursor = operation.http.nextCursorField ? output[operation.http.nextCursorField] : undefined
+      if (typeof nextCursor === 'string' && result.status === 200) {
+        const next = new URL(c.req.url)
+        next.searchParams.set('cursor', nextCursor)
+        c.header('Link', `<${next.pathname}${next.search}>; rel="next"`)
+      }
       return c.json((bodyField ? output[bodyField] : output) as object, result.status)
     })
   }

@@ -63,4 +63,49 @@ describe('monitoring operations as MCP tools (pglite)', () => {
     const unknown = await tool('webhooks_create', { url: h.receiver.url, events: ['sanctions.*'] }, key)
     expect(unknown.isError).toBe(true)
   })
+
+  it('caps webhooks at 100 per key under 150 concurrent registrations (422 naming url) and pages GET /v1/webhooks with a Link header', async () => {
+    const owner = await h.createKey('pro')
+    const attempts = await Promise.all(
+      Array.from({ length: 150 }, () =>
+        h.call('POST', '/v1/webhooks', owner, { url: h.receiver.url, events: ['sanctions.match.new'] }),
+      ),
+    )
+    expect(attempts.filter((attempt) => attempt.status === 201)).toHaveLength(100)
+    const refused = attempts.filter((attempt) => attempt.status !== 201)
+    expect(refused).toHaveLength(50)
+    for (const attempt of refused) {
+      expect(attempt.status).toBe(422)
+      expect(attempt.body).toMatchObject({
+        detail: [{ field: 'url', message: 'a key may register at most 100 webhooks; delete some first' }],
+      })
+    }
+    // The default page is the whole list: the spec's bare array, no Link header.
+    const whole = await h.call('GET', '/v1/webhooks', owner)
+    expect(whole.status).toBe(200)
+    expect(whole.body).toHaveLength(100)
+    expect(whole.headers.get('link')).toBeNull()
+    // Pages of 40 follow the Link header to the end.
+    const seen: Json[] = []
+    const sizes: number[] = []
+    let next: string | undefined = '/v1/webhooks?limit=40'
+    while (next) {
+      const page = await h.call('GET', next, owner)
+      expect(page.status).toBe(200)
+      expect(Array.isArray(page.body)).toBe(true)
+      sizes.push((page.body as Json[]).length)
+      seen.push(...(page.body as Json[]))
+      next = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
+    }
+    expect(sizes).toEqual([40, 40, 20])
+    expect(seen).toEqual(whole.body)
+    // MCP: the same page as an object with next_cursor.
+    const firstPage = await tool('webhooks_list', { limit: 40 }, owner)
+    expect(firstPage.body.webhooks).toEqual((whole.body as Json[]).slice(0, 40))
+    expect(typeof firstPage.body.next_cursor).toBe('string')
+    const bad = await h.call('GET', '/v1/webhooks?cursor=nonsense', owner)
+    expect(bad.status).toBe(422)
+    expect(bad.body).toMatchObject({ detail: [{ field: 'cursor' }] })
+    expect((await h.call('GET', '/v1/webhooks?limit=101', owner)).status).toBe(422)
+  }, 120_000)
 })

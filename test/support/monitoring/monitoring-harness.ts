@@ -16,7 +16,12 @@ export type Json = any
 export interface MonitoringHarness {
   service: Service
   receiver: FakeWebhookReceiver
-  call(method: string, path: string, key?: string, body?: unknown): Promise<{ status: number; body: Json }>
+  call(
+    method: string,
+    path: string,
+    key?: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Json; headers: Headers }>
   createKey(tier: 'free' | 'starter' | 'pro' | 'enterprise', balanceUsd?: string): Promise<string>
   refresh(): Promise<Json>
   close(): Promise<void>
@@ -47,7 +52,7 @@ export async function startMonitoringHarness(
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     })
     const text = await response.text()
-    return { status: response.status, body: text ? JSON.parse(text) : null }
+    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers }
   }
   return {
     service,
