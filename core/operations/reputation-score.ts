@@ -9,7 +9,7 @@ import {
   sanctionsCoverageOf,
 } from '../checks/index.ts'
 import { PRICES } from '../payments/pricing.ts'
-import type { SanctionsCoverage } from '../sanctions/coverage.ts'
+import { type SanctionsCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import { CLUSTERS, type Cluster, clusterForScore, reputationOf } from '../scoring/index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { requiredIssue } from '../validate/required-issue.ts'
@@ -124,7 +124,10 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
     const cluster = latest?.result.cluster
     if (latest && typeof cluster === 'string' && (CLUSTERS as readonly string[]).includes(cluster)) {
       const confidence = latest.result.confidence
+      // The stored check's sanctions coverage travels with its score: a partial screen stays partial.
+      const stored = SanctionsCoverageSchema.safeParse(latest.result.sanctions_coverage)
       return {
+        ...(stored.success ? { sanctions_coverage: stored.data } : {}),
         trust_score: latest.trustScore as number,
         cluster: cluster as Cluster,
         confidence: typeof confidence === 'number' ? confidence : 1,
