@@ -41,6 +41,7 @@ import {
   REGISTER_PART,
   registerNotReady,
   registersWanted,
+  requireEntityEvidence,
   SANCTIONS_PART,
 } from './readiness.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
@@ -208,6 +209,7 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
         companyCheckDeps(ctx),
       )
       const { trust } = outcome
+      requireEntityEvidence('entity_check', trust.sources)
       return {
         trust_score: trust.trust_score,
         cluster: trust.cluster,

@@ -214,3 +214,34 @@ export function registersWanted(
     kbo: numbers.kbo,
   }
 }
+
+/** Sources that describe the place, not the entity: an answer resting on them alone says nothing. */
+const CONTEXT_ONLY_SOURCES = new Set(['country_risk'])
+
+/**
+ * A check in which no source about the entity answered (only the country's risk could be read,
+ * every other source failed) sells nothing: a trust score and a "reject" built on penalties for
+ * missing answers would be a verdict on the outage, not on the entity. It is a 503, charged
+ * nothing (the pipeline cancels the charge when the run throws), with a Retry-After: every
+ * service-state cause was refused before the charge, so what is left are upstream failures.
+ */
+export function requireEntityEvidence(
+  operationId: string,
+  sources: readonly { source: string; status: string; reason?: string }[],
+): void {
+  const about = sources.filter((source) => !CONTEXT_ONLY_SOURCES.has(source.source))
+  if (about.some((source) => source.status === 'ok' || source.status === 'partial')) return
+  const failed = about.map((source) => `${source.source} (${source.reason ?? source.status})`).join(', ')
+  throw new ServiceError(
+    'unavailable',
+    `${operationId}: no source about the entity answered (${failed || 'none was asked'}); only the country risk could be read, which is not an answer about the entity. Nothing was charged; try again later.`,
+    {
+      retryAfter: 30,
+      extra: {
+        errorCode: 'no_source_answered',
+        charged: false,
+        unavailable_sources: about.map(({ source, reason }) => ({ source, reason: reason ?? 'unavailable' })),
+      },
+    },
+  )
+}

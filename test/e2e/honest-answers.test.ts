@@ -314,3 +314,50 @@ describe('honest answers: lists still loading are a 503 that charges nothing', (
     expect(await balance()).toBe(before)
   })
 })
+
+describe('honest answers: an entity check in which only the country risk could be read', () => {
+  let service: Service
+  let key: string
+  let keyId: string
+
+  beforeAll(async () => {
+    // Every list source is configured and unreadable (an upstream failure): no list is held.
+    service = await createTestService('pglite', {
+      SANCTIONS_UN_SOURCE: sanctionsDataPath('un/no-such-file.xml'),
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/no-such-folder/sdn.csv'),
+      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
+    })
+    await service.runtime.deps.sanctionsLists?.idle()
+    service.runtime.deps.companySources = {}
+    const created = await service.runtime.keys.create({
+      email: 'none@example.com',
+      tier: 'pro',
+      balance: usd('5'),
+    })
+    key = created.apiKey
+    keyId = created.record.id
+  })
+  afterAll(async () => {
+    await service?.close()
+  })
+
+  it('answers 503 no_source_answered with Retry-After, not a reject, and charges nothing', async () => {
+    const before = (await service.runtime.keys.get(keyId))!.balanceMicros
+    const response = await service.app.request('/v1/entity/check', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ entity_name: 'Example Trading GmbH', country: 'DE' }),
+    })
+    const problem = (await response.json()) as Body
+    expect(response.status, JSON.stringify(problem)).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('30')
+    expect(problem).toMatchObject({
+      errorCode: 'no_source_answered',
+      charged: false,
+      unavailable_sources: [{ source: 'sanctions', reason: 'sanctions_lists_not_loaded' }],
+    })
+    expect(JSON.stringify(problem)).not.toContain('reject')
+    expect((await service.runtime.keys.get(keyId))!.balanceMicros).toBe(before)
+  })
+})
