@@ -4,6 +4,7 @@ import {
   createListRefresher,
   DEFAULT_REFRESH_INTERVAL_MS,
   type ListRefresherOptions,
+  type RefreshOptions,
   type RefreshReport,
 } from './list-refresher.ts'
 import type { ScreenOptions } from './sanctions-screen.ts'
@@ -71,7 +72,7 @@ export interface SanctionsService {
    * One refresh pass now, under the lease: lists whose last check is older than the refresh
    * interval (or all configured lists with `force`) are read from their sources.
    */
-  refresh(options?: { force?: boolean; lists?: readonly ListKey[] }): Promise<RefreshReport>
+  refresh(options?: RefreshOptions): Promise<RefreshReport>
   /** Picks up versions another process stored. Returns true when the index changed. */
   reloadFromStore(): Promise<boolean>
   /** True when at least one list is loaded. */
