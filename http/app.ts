@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
+import type { MaintenanceSwitch } from '../core/maintenance/index.ts'
 import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
 import { allowedMethodsOf } from './allowed-methods.ts'
 import type { AppEnv } from './env.ts'
@@ -39,6 +40,8 @@ export interface AppOptions {
   onError?: (error: unknown, requestId: string) => void
   /** Other route groups (payments ...), mounted at the root after the public and admin routes. */
   routes?: readonly Hono<AppEnv>[]
+  /** The operator's maintenance switch (PUT /v1/admin/maintenance); absent: never in maintenance. */
+  maintenance?: MaintenanceSwitch
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
@@ -105,6 +108,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (operation.http.problemInstance) app.use(routePath(operation.http.path), problemInstanceMiddleware)
   }
 
+  if (options.maintenance) {
+    const maintenance = options.maintenance
+    // Every answer says so while maintenance is on, public routes included (they keep answering).
+    app.use('*', async (c, next) => {
+      await next()
+      const state = await maintenance.current().catch(() => undefined)
+      if (state?.enabled) c.header('X-Maintenance', 'on')
+    })
+  }
+
   app.use(
     '*',
     bodyLimit({
@@ -142,7 +155,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   })
 
   app.route('/', publicRoutes({ keys: runtime.keys, operations, health }))
-  app.route('/v1/admin', adminRoutes(runtime.keys))
+  app.route('/v1/admin', adminRoutes(runtime.keys, options.maintenance))
   for (const routes of options.routes ?? []) app.route('/', routes)
   app.route('/', operationRoutes(runtime, operations, { trustProxyHops: options.trustProxyHops }))
 

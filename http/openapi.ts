@@ -78,6 +78,9 @@ function openApiOperation(route: RouteDescription) {
           'x-sandbox': operation.sandbox,
           ...(operation.minTier ? { 'x-min-tier': operation.minTier } : {}),
           'x-mcp-tool': operation.tool,
+          // The charging rule: an essential part the service's own state keeps from running makes
+          // the call a 503 that charges nothing (errorCode service_not_ready / service_not_configured).
+          ...(operation.essentials ? { 'x-essential-parts': operation.essentials } : {}),
         }
       : {}),
     responses: {

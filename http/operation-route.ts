@@ -121,6 +121,7 @@ export function operationRoute(operation: OperationDescription): RouteDescriptio
       sandbox: operation.access.sandbox,
       ...(operation.access.minTier ? { minTier: operation.access.minTier } : {}),
       tool: operation.id,
+      ...(operation.essentials.length > 0 ? { essentials: operation.essentials } : {}),
     },
   }
 }

@@ -48,12 +48,15 @@ export interface OperationExtras {
   sandbox: 'mock' | 'refuse' | 'run'
   minTier?: string
   tool: string
+  /** The parts the answer needs (the charging rule); empty: none beyond the service itself. */
+  essentials?: readonly { part: string; when: string; needs: string }[]
 }
 
 export interface RouteDescription {
   /** OpenAPI operationId (the MCP tool name for registry operations). */
   id: string
-  method: HttpMethod
+  /** The operations' methods, plus PUT for the operator's maintenance switch. */
+  method: HttpMethod | 'PUT'
   /** `{name}` path parameters, as in the registry. */
   path: string
   tags: readonly RouteTag[]

@@ -45,12 +45,18 @@ export async function buildCompanySources(
     .map((server) => server.trim())
     .filter(Boolean)
   const kboStore = createKboDatabaseStore(db)
+  let kboImporting = false
   if (config.KBO_DATA_DIR) {
     const directory = config.KBO_DATA_DIR
-    void importKboIfNew(directory, kboStore, clock).then(
-      (stats) => stats && log('info', 'KBO open data imported', stats),
-      (error) => log('warn', 'KBO open data not imported', String(error)),
-    )
+    kboImporting = true
+    void importKboIfNew(directory, kboStore, clock)
+      .then(
+        (stats) => stats && log('info', 'KBO open data imported', stats),
+        (error) => log('warn', 'KBO open data not imported', String(error)),
+      )
+      .finally(() => {
+        kboImporting = false
+      })
   }
   return {
     ...(config.KVK_API_KEY
@@ -74,7 +80,7 @@ export async function buildCompanySources(
       }),
     }),
     tls: createTlsProbe({ ...common, ...withBreaker('tls') }),
-    kbo: createKboLookup({ store: kboStore, clock, ...withBreaker('kbo') }),
+    kbo: createKboLookup({ store: kboStore, clock, ...withBreaker('kbo'), importing: () => kboImporting }),
   }
 }
 

@@ -6,12 +6,14 @@ import { systemClock } from '../core/context.ts'
 import { createIdempotencyStore } from '../core/idempotency/index.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
 import { createRateLimiter } from '../core/limits/index.ts'
+import { createMaintenanceSwitch } from '../core/maintenance/index.ts'
 import {
   type AnyOperation,
   type OperationRuntime,
   operations as registry,
   type ServiceDeps,
 } from '../core/operations/index.ts'
+import { createProviderRegistrations } from '../core/providers/index.ts'
 import { createReportStore } from '../core/reports/report-store.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { DataDirLock } from '../core/store/data-dir-lock.ts'
@@ -31,7 +33,7 @@ import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tool
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
 import { type Config, rateLimitPolicyOf } from './config.ts'
-import { buildDeepCheckSources } from './deep-check-sources.ts'
+import { buildDeepCheck } from './deep-check-sources.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
@@ -105,6 +107,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       ...(overrides.dataDirLock ? { dataDirLock: overrides.dataDirLock } : {}),
     }))
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
+  const maintenance = createMaintenanceSwitch({ db: database.db, clock })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
   const instanceId = randomUUID()
@@ -130,12 +133,30 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       `${operation.http.method} ${operation.http.path}`,
     ]),
   )
+  const deepCheck = buildDeepCheck(config, clock)
+  const providers = buildProviderDirectory({
+    config,
+    clock,
+    registrations: createProviderRegistrations(database.db),
+    kboImported: async () => (await createKboDatabaseStore(database.db).getImportState()) !== null,
+    breakers,
+    sanctions: sanctions.service,
+    facilitatorBreaker: payments.facilitatorBreaker,
+    deepCheckBreakers: deepCheck.breakers,
+    agentChain: {
+      breaker: agentChain.reader?.breaker,
+      chainId: agentChain.reader?.chainId ?? 0,
+      registries: agentChain.registries,
+    },
+  })
+  // registered_at: the providers configured now are recorded once, at the first start that has them.
+  await providers.register().catch((error) => log('warn', 'providers not registered', String(error)))
   const deps: ServiceDeps = {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db, breakers),
     checks: createCheckStore(database.db),
-    deepCheck: buildDeepCheckSources(config, clock),
+    deepCheck: deepCheck.sources,
     reports: {
       store: reportStore,
       signer: reportSigner,
@@ -154,19 +175,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       settlementConfigured: payments.settlementConfigured,
       solanaSettlementConfigured: payments.solanaSettlementConfigured,
       treasuryBalance: payments.treasuryBalance,
+      frozen: async () => (await maintenance.current()).enabled,
     },
-    providers: buildProviderDirectory({
-      config,
-      kboImported: async () => (await createKboDatabaseStore(database.db).getImportState()) !== null,
-      breakers,
-      sanctions: sanctions.service,
-      facilitatorBreaker: payments.facilitatorBreaker,
-      agentChain: {
-        breaker: agentChain.reader?.breaker,
-        chainId: agentChain.reader?.chainId ?? 0,
-        registries: agentChain.registries,
-      },
-    }),
+    providers,
     dataInventory: retention.inventory,
     monitoring: monitoring.port,
   }
@@ -193,6 +204,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     limits,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
     idempotency: createIdempotencyStore(database.db),
+    maintenance,
     deps,
     clock,
     checkOutputs: overrides.checkOutputs,
@@ -221,7 +233,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const app = createApp({
     runtime,
     operations,
-    health: { version: VERSION, startedAt, database, lists: () => listHealth(sanctions.service) },
+    health: {
+      version: VERSION,
+      startedAt,
+      database,
+      lists: () => listHealth(sanctions.service),
+      maintenance: () => maintenance.current(),
+    },
+    maintenance,
     maxBodyBytes: config.MAX_BODY_BYTES,
     trustProxyHops: config.TRUST_PROXY_HOPS,
     onError,
@@ -235,7 +254,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
     routes: [
-      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase }),
+      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
       discoveryRoutes({ ...discovery, operations }),
       reportPublicRoutes({ signer: reportSigner, store: reportStore, clock }),
       docsRoutes(),

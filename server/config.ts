@@ -191,6 +191,11 @@ export const ConfigSchema = z.object({
   SANCTIONS_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   SANCTIONS_KEEP_VERSIONS: z.coerce.number().int().min(1).max(1000).default(10),
   SANCTIONS_STARTUP_REFRESH_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  // Freshness (docs/sanctions.md): a list published longer ago than this many days is stale in
+  // /health and flagged in every answer that used it.
+  SANCTIONS_MAX_AGE_DAYS_OFAC: z.coerce.number().int().min(1).max(3650).default(7),
+  SANCTIONS_MAX_AGE_DAYS_EU: z.coerce.number().int().min(1).max(3650).default(30),
+  SANCTIONS_MAX_AGE_DAYS_UN: z.coerce.number().int().min(1).max(3650).default(30),
   // Agent wallet checks (server/agent-chain.ts): which chain is read (its RPC is BASE_RPC_URL or
   // BASE_SEPOLIA_RPC_URL), the USDC and ERC-8004 registry addresses (defaults: the official ones
   // of that chain) and the first block of the registry event scan.

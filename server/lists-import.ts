@@ -1,7 +1,8 @@
 /**
- * `npm run lists:import -- <folder>`: loads the OFAC, EU and UN list files found under a folder
- * (e.g. a copy of the official downloads) into the database, one new version per list with its
- * diff, with a progress bar. For a machine that cannot download the official lists. With PGlite
+ * `npm run lists:import -- <folder> [--force]`: loads the OFAC, EU and UN list files found under
+ * a folder (e.g. a copy of the official downloads) into the database, one new version per list
+ * with its diff, with a progress bar. A file published before the version in use is refused
+ * (exit 1) unless `--force`; forced, it is stored without a diff, so it raises no alert. For a machine that cannot download the official lists. With PGlite
  * the data folder is claimed first: while a service runs on it the import refuses at once and
  * changes nothing (stop the service, or let it refresh through POST /v1/admin/sanctions/refresh);
  * with PostgreSQL, running servers pick the new versions up at their next hourly pass (or restart
@@ -9,6 +10,7 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { parseArgs } from 'node:util'
 import type { ListKey, ListProgressEvent } from '../core/sanctions/index.ts'
 import { claimDataDirFromEnv, DataDirInUseError } from '../core/store/data-dir-lock.ts'
 
@@ -20,9 +22,16 @@ const STEPS: Readonly<Record<ListProgressEvent['phase'], number>> = {
 }
 
 async function main(): Promise<number> {
-  const folder = process.argv[2]
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: { force: { type: 'boolean', default: false } },
+  })
+  const folder = positionals[0]
   if (!folder || !existsSync(folder) || !statSync(folder).isDirectory()) {
-    console.error('usage: npm run lists:import -- <folder with OFAC, EU and/or UN list files>')
+    console.error(
+      'usage: npm run lists:import -- <folder with OFAC, EU and/or UN list files> [--force: load a version older than the one in use]',
+    )
     return 2
   }
   // Claimed before anything else loads: a folder a running service holds is refused at once.
@@ -91,8 +100,12 @@ async function main(): Promise<number> {
   })
   try {
     await service.start()
-    const report = await service.refresh({ force: true, lists: keys }).finally(() => bars.stop())
-    const failed = report.lists.filter((outcome) => outcome.status === 'failed')
+    const report = await service
+      .refresh({ force: true, lists: keys, acceptOlder: values.force === true })
+      .finally(() => bars.stop())
+    const failed = report.lists.filter(
+      (outcome) => outcome.status === 'failed' || outcome.status === 'refused_older',
+    )
     for (const outcome of report.lists) {
       if (!keys.includes(outcome.list_key)) continue
       console.log(

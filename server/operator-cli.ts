@@ -7,6 +7,7 @@ import {
   createApiKeyService,
   keyUsageView,
 } from '../core/keys/index.ts'
+import { createMaintenanceSwitch, MaintenanceInput } from '../core/maintenance/index.ts'
 import { usd } from '../core/money.ts'
 import { parseWith } from '../core/operations/parse.ts'
 import type { Database } from '../core/store/database.ts'
@@ -16,13 +17,16 @@ export const OPERATOR_CLI_USAGE = `usage:
   npm run cli -- credit --key-id <uuid> --amount-usd 10
   npm run cli -- revoke-key --key-id <uuid>
   npm run cli -- expire-key --key-id <uuid> [--at 2026-12-31T00:00:00Z]   (default: now)
+  npm run cli -- maintenance on [--message "Back at 14:00 UTC"] [--retry-after 600]
+  npm run cli -- maintenance off
+  npm run cli -- maintenance status
 Operates on the same database as the server (DATA_DIR or DATABASE_URL). With PGlite (DATA_DIR)
 one process owns the folder: while a service runs on it this CLI refuses at once ("DATA_DIR ... is
 in use by process <pid>") and changes nothing; use the service's admin routes then (ADMIN_API_KEY:
 POST /v1/admin/keys, /v1/admin/keys/{key_id}/credit, /revoke, /expire), or stop it first.
 PostgreSQL (DATABASE_URL) is shared: the CLI runs beside any number of services.`
 
-const COMMANDS = ['create-key', 'credit', 'revoke-key', 'expire-key']
+const COMMANDS = ['create-key', 'credit', 'revoke-key', 'expire-key', 'maintenance']
 
 /** Where the operator CLI gets its database and writes its answers (the process, or a test). */
 export interface OperatorCliIo {
@@ -36,16 +40,20 @@ export interface OperatorCliIo {
 
 /**
  * Operator commands without the HTTP server: create a live key with a balance, add balance, revoke
- * or expire a key. Returns the exit code: 0 done, 1 refused (bad input naming the field, unknown
+ * or expire a key, switch maintenance on or off (every server on the database follows within 2
+ * seconds). Returns the exit code: 0 done, 1 refused (bad input naming the field, unknown
  * key), 2 unknown command (with the usage). Kept apart from the process entry (server/cli.ts) so
  * the commands are tested in-process.
  */
 export async function runOperatorCli(args: readonly string[], io: OperatorCliIo): Promise<number> {
   try {
     const [command, ...rest] = args
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args: rest,
+      allowPositionals: command === 'maintenance',
       options: {
+        message: { type: 'string' },
+        'retry-after': { type: 'string' },
         email: { type: 'string' },
         tier: { type: 'string' },
         'balance-usd': { type: 'string' },
@@ -61,7 +69,24 @@ export async function runOperatorCli(args: readonly string[], io: OperatorCliIo)
     const database = await io.openDatabase()
     try {
       const keys = createApiKeyService({ db: database.db, clock: systemClock })
-      if (command === 'create-key') {
+      if (command === 'maintenance') {
+        const maintenance = createMaintenanceSwitch({ db: database.db, clock: systemClock })
+        const action = positionals[0]
+        if (action === 'status') {
+          io.out(JSON.stringify(await maintenance.current(), null, 2))
+        } else if (action === 'on' || action === 'off') {
+          const input = parseWith(MaintenanceInput, {
+            enabled: action === 'on',
+            ...(values.message !== undefined ? { message: values.message } : {}),
+            ...(values['retry-after'] !== undefined
+              ? { retry_after_seconds: Number(values['retry-after']) }
+              : {}),
+          })
+          io.out(JSON.stringify(await maintenance.set(input, 'cli'), null, 2))
+        } else {
+          throw new Error('maintenance: say on, off or status')
+        }
+      } else if (command === 'create-key') {
         const input = parseWith(AdminCreateKeyInput, {
           email: values.email,
           tier: values.tier,

@@ -87,22 +87,25 @@ export function progressLogger(log: Log, everyMs = 5000): (event: ListProgressEv
   }
 }
 
-/** The lists as /health reports them: a reason for every list that is not loaded and current. */
+/**
+ * The lists as /health reports them: every list with its publication date and age, `stale` past
+ * its threshold or while refreshes fail, and a reason for every list that is not loaded.
+ */
 export function listHealth(service: Pick<SanctionsService, 'status'>): ListHealth[] {
   return service.status().map((status) => {
-    const base = { list_key: status.list_key }
+    const base = { list_key: status.list_key, max_age_days: status.max_age_days }
     if (status.loaded) {
-      const loaded = { ...base, as_of: status.loaded.as_of, entries: status.loaded.entry_count }
-      if (!status.stale) return { ...loaded, status: 'loaded' as const }
-      return {
-        ...loaded,
-        status: 'stale' as const,
-        reason: status.last_error
-          ? `refresh failing: ${status.last_error}`
-          : 'not confirmed current for 1.5 x the refresh interval',
+      const loaded = {
+        ...base,
+        as_of: status.loaded.as_of,
+        publication_date: status.loaded.publication_date,
+        age_days: status.age_days ?? 0,
+        entries: status.loaded.entry_count,
       }
+      if (!status.stale) return { ...loaded, status: 'loaded' as const }
+      return { ...loaded, status: 'stale' as const, reason: status.stale_reason ?? 'stale' }
     }
-    if (!status.configured) {
+    if (status.state === 'not_configured') {
       return {
         ...base,
         status: 'unavailable' as const,
@@ -110,7 +113,7 @@ export function listHealth(service: Pick<SanctionsService, 'status'>): ListHealt
           'no list source configured (off) and no stored copy: set the source, or run npm run lists:import -- <folder>',
       }
     }
-    if (status.last_error) {
+    if (status.state === 'load_failed') {
       return {
         ...base,
         status: 'unavailable' as const,
@@ -119,6 +122,15 @@ export function listHealth(service: Pick<SanctionsService, 'status'>): ListHealt
     }
     return { ...base, status: 'loading' as const, reason: 'first download and parse in progress' }
   })
+}
+
+/** The per-list freshness thresholds (SANCTIONS_MAX_AGE_DAYS_*). */
+export function maxListAgeDays(config: Config): Record<ListKey, number> {
+  return {
+    ofac_sdn: config.SANCTIONS_MAX_AGE_DAYS_OFAC,
+    eu: config.SANCTIONS_MAX_AGE_DAYS_EU,
+    un: config.SANCTIONS_MAX_AGE_DAYS_UN,
+  }
 }
 
 export interface Sanctions {
@@ -140,6 +152,7 @@ export function buildSanctions(config: Config, database: Database, clock: Clock,
     refreshIntervalMs: config.SANCTIONS_REFRESH_HOURS * 3_600_000,
     keepVersions: config.SANCTIONS_KEEP_VERSIONS,
     startupRefreshDelayMs: config.SANCTIONS_STARTUP_REFRESH_DELAY_MS,
+    maxAgeDays: maxListAgeDays(config),
     log,
     onProgress: progressLogger(log),
   })

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
@@ -23,6 +25,7 @@ interface ProblemJson {
   detail: unknown
   errorCode?: string
   retryAfter?: number
+  charged?: boolean
 }
 
 function textOf(result: ToolResult): string {
@@ -52,8 +55,26 @@ describe('MCP errors seen by the official SDK client', () => {
   let sandboxKey: string
   let freeKey: string
   let liveKey: string
+  /** A service whose three list sources accept the connection and never answer: lists loading. */
+  let loading: Service
+  let loadingServer: { baseUrl: string; close(): Promise<void> }
+  let loadingKey: string
+  let silent: Server
 
   beforeAll(async () => {
+    silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+    loading = await createTestService('pglite', {
+      SANCTIONS_OFAC_SOURCE: `${silentUrl}/sdn.xml`,
+      SANCTIONS_EU_SOURCE: `${silentUrl}/eu.xml`,
+      SANCTIONS_UN_SOURCE: `${silentUrl}/un.xml`,
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
+    })
+    loadingServer = await listen(loading)
+    loadingKey = (
+      await loading.runtime.keys.create({ email: 'wait@example.com', tier: 'pro', balance: 1_000_000n })
+    ).apiKey
     service = await createTestService('pglite', {
       X402_PAY_TO: PAY_TO,
       X402_NETWORKS: 'eip155:84532',
@@ -81,6 +102,10 @@ describe('MCP errors seen by the official SDK client', () => {
   afterAll(async () => {
     await server?.close()
     await service?.close()
+    await loadingServer?.close()
+    await loading?.close()
+    silent?.closeAllConnections()
+    await new Promise((resolve) => silent?.close(resolve))
   })
 
   async function connect(options: { apiKey?: string; listTools: boolean }): Promise<Client> {
@@ -184,12 +209,34 @@ describe('MCP errors seen by the official SDK client', () => {
       await client.close()
     })
 
-    it(`returns 503 with retryAfter while the sanctions lists are not loaded (${when})`, async () => {
+    it(`returns 503 naming what the operator must set, without retryAfter, while no list is configured (${when})`, async () => {
       const client = await connect({ apiKey: liveKey, listTools })
       const problem = problemOfError(
         await client.callTool({ name: 'sanctions_screen', arguments: { name: 'Kim' } }),
       )
-      expect(problem).toMatchObject({ status: 503, errorCode: 'sanctions_lists_not_loaded', retryAfter: 60 })
+      expect(problem).toMatchObject({ status: 503, errorCode: 'service_not_configured', charged: false })
+      expect(problem.retryAfter).toBeUndefined()
+      expect(JSON.stringify(problem)).toContain('SANCTIONS_UN_SOURCE')
+      await client.close()
+    })
+
+    it(`returns 503 with retryAfter while the sanctions lists are loading (${when})`, async () => {
+      const client = new Client({ name: 'official-agent', version: '1.0.0' })
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${loadingServer.baseUrl}/mcp`), {
+          requestInit: { headers: { 'X-API-Key': loadingKey } },
+        }),
+      )
+      if (listTools) await client.listTools()
+      const problem = problemOfError(
+        await client.callTool({ name: 'sanctions_screen', arguments: { name: 'Kim' } }),
+      )
+      expect(problem).toMatchObject({
+        status: 503,
+        errorCode: 'service_not_ready',
+        retryAfter: 60,
+        charged: false,
+      })
       await client.close()
     })
   }

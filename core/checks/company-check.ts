@@ -1,5 +1,6 @@
 import type { Clock } from '../context.ts'
 import { countryRisk } from '../reference/index.ts'
+import type { SanctionsCoverage } from '../sanctions/coverage.ts'
 import {
   assessCountryRisk,
   assessDns,
@@ -267,6 +268,14 @@ export async function runCompanyCheck(
   return outcome
 }
 
+/** The `sanctions_coverage` field of a check's answer (absent when no screen could report one). */
+export function sanctionsCoverageOf(outcome: Pick<CompanyCheckOutcome, 'sanctions'>): {
+  sanctions_coverage?: SanctionsCoverage
+} {
+  const { result } = outcome.sanctions
+  return result.coverage ? { sanctions_coverage: result.coverage } : {}
+}
+
 /** Screens a wallet address; no port (or no address screen) wired means not screened. */
 async function screenWallet(deps: CompanyCheckDeps, address: string): Promise<SanctionsNameScreenResult> {
   if (!deps.sanctions?.screenAddress) return { status: 'unavailable', reason: 'sanctions_lists_not_loaded' }
@@ -315,7 +324,10 @@ function mergeScreenings(a: SanctionsScreening, b: SanctionsScreening): Sanction
   }
 }
 
-/** A match anywhere wins; otherwise any unavailable screen makes the whole screening unavailable. */
+/**
+ * A match anywhere wins; otherwise any unavailable screen makes the whole screening unavailable.
+ * The coverage of two screens is the weaker one (fewer lists checked).
+ */
 function mergeResults(a: SanctionsNameScreenResult, b: SanctionsNameScreenResult): SanctionsNameScreenResult {
   if (a.status === 'ok' && b.status === 'ok') {
     return {
@@ -323,6 +335,7 @@ function mergeResults(a: SanctionsNameScreenResult, b: SanctionsNameScreenResult
       possible_match: a.possible_match || b.possible_match,
       matches: [...a.matches, ...b.matches],
       list_dates: { ...a.list_dates, ...b.list_dates },
+      coverage: b.coverage.lists_checked.length < a.coverage.lists_checked.length ? b.coverage : a.coverage,
     }
   }
   const match = [a, b].find((r) => r.status === 'ok' && r.possible_match)

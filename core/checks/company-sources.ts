@@ -8,7 +8,7 @@ import type { DnsProbe, KboLookup, KvkClient, RdapClient, TlsProbe, ViesClient }
  */
 export interface CompanySources {
   kvk?: Pick<KvkClient, 'lookupCompany' | 'searchCompanies'>
-  kbo?: Pick<KboLookup, 'lookupEnterprise'>
+  kbo?: Pick<KboLookup, 'lookupEnterprise'> & Partial<Pick<KboLookup, 'datasetState'>>
   vies?: Pick<ViesClient, 'checkVat'>
   rdap?: Pick<RdapClient, 'lookupDomain'>
   dns?: Pick<DnsProbe, 'probe'>

@@ -86,15 +86,23 @@ export interface DeepCheckOutcome {
   processing_time_ms: number
 }
 
-/** A source the requested tier needs did not answer: 503, nothing charged (spec: deep check). */
+/**
+ * A source the requested tier needs did not answer: 503, nothing charged (spec: deep check).
+ * Retry-After only when a source was reached and failed; a source that is not configured cannot
+ * come back by waiting (the operation's essentials refuse that case before any charge).
+ */
 function sourceUnavailable(failures: { source: string; reason: string; detail?: string }[]): ServiceError {
   const names = failures.map((failure) => failure.source)
+  const configured = failures.every((failure) => failure.reason !== 'not_configured')
   return new ServiceError(
     'unavailable',
-    `deep-check source unreachable: ${names.join(', ')}; nothing was charged, try again later`,
+    configured
+      ? `deep-check source unreachable: ${names.join(', ')}; nothing was charged, try again later`
+      : `deep-check source not configured on this service: ${names.join(', ')}; nothing was charged`,
     {
-      retryAfter: 30,
+      ...(configured ? { retryAfter: 30 } : {}),
       extra: {
+        charged: false,
         errorCode: `${names[0]}_unavailable`,
         unavailable_sources: failures.map(({ source, reason }) => ({ source, reason })),
       },

@@ -5,6 +5,7 @@ export {
   type CompanyCheckRequest,
   type RegisterProfile,
   runCompanyCheck,
+  sanctionsCoverageOf,
 } from './company-check.ts'
 export type { CompanySources } from './company-sources.ts'
 export {

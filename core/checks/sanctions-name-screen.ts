@@ -1,3 +1,4 @@
+import type { SanctionsCoverage } from '../sanctions/coverage.ts'
 import type { SanctionsNameScreenResult } from '../scoring/sanctions-name-result.ts'
 
 /**
@@ -25,4 +26,10 @@ export interface SanctionsNameScreen {
    * case, base58 exactly); absent: wallet addresses are reported not screened.
    */
   screenAddress?(address: string): Promise<SanctionsNameScreenResult>
+  /**
+   * The coverage a screen would have now: `names` promises the OFAC SDN, EU and UN lists,
+   * `addresses` the OFAC SDN list (the only one with digital currency addresses). Read before a
+   * call is charged (core/operations/readiness.ts).
+   */
+  coverage(target: 'names' | 'addresses'): SanctionsCoverage
 }

@@ -1,6 +1,7 @@
 import type { Quality } from '../context.ts'
 import type { AnyOperation, HttpMethod, OperationAccess } from '../operations/define.ts'
 import { toJsonSchema } from '../operations/json-schema.ts'
+import type { EssentialPart } from '../operations/readiness.ts'
 import { pathParameters } from '../operations/route-path.ts'
 import { type OperationPrice, pricedQualities, type TierPrices } from '../payments/pricing.ts'
 import { exampleInputFor } from './example-input.ts'
@@ -75,6 +76,11 @@ export interface OperationDescription {
   hints: OperationHints
   /** A valid input (checked against the operation's schema by the tests). */
   exampleInput: Record<string, unknown>
+  /**
+   * The charging rule: the parts the answer needs. When one cannot run because of the service's
+   * own state (lists loading, a source not configured) the call is a 503 and charges nothing.
+   */
+  essentials: readonly EssentialPart[]
 }
 
 /** The definition's title, else the id in words: `entity_check` -> `Entity check`. */
@@ -149,5 +155,6 @@ export function describeOperation(operation: AnyOperation): OperationDescription
       openWorld: operation.openWorld ?? false,
     },
     exampleInput: exampleInputFor(input),
+    essentials: operation.essentials?.parts ?? [],
   }
 }

@@ -1,5 +1,6 @@
 import { cbeOf } from '../checks/entity-hash.ts'
 import { lookupBank } from '../reference/index.ts'
+import { coverageSummary } from '../sanctions/coverage.ts'
 import {
   compareCompanyNames,
   normaliseCompanyName,
@@ -85,9 +86,22 @@ export function emailCheck(
   mailDns: SourceResult<DnsProfile> | undefined,
   flag: RaiseFlag,
 ): LeadCheck {
+  if (!emailDomain) return notRequested('email', 'dns', ['email'])
+  const check = emailDnsCheck(emailDomain, mailKind, mailDns, flag)
+  // A fact of the mail-domain list, whatever DNS answered (or failed to).
+  if (mailKind?.free_mail && !mailKind.disposable)
+    flag('free_mail_address', 'email', `${emailDomain} is a free-mail provider, not a company address`)
+  return check
+}
+
+function emailDnsCheck(
+  emailDomain: string,
+  mailKind: MailKind | undefined,
+  mailDns: SourceResult<DnsProfile> | undefined,
+  flag: RaiseFlag,
+): LeadCheck {
   const emailFields = ['email']
   const list = { ...DISPOSABLE_MAIL_LIST }
-  if (!emailDomain) return notRequested('email', 'dns', emailFields)
   if (mailKind?.disposable) {
     const reason = `${emailDomain} is a disposable-mail domain (${list.package} ${list.version}, ${list.published})`
     flag('disposable_email', 'email', reason)
@@ -126,8 +140,6 @@ export function emailCheck(
     return { check: 'email', status: 'failed', source: 'dns', reason, fields: emailFields, list }
   }
   const mx = mailDns.data.mx.map((m) => m.exchange).join(', ')
-  if (mailKind?.free_mail)
-    flag('free_mail_address', 'email', `${emailDomain} is a free-mail provider, not a company address`)
   return {
     check: 'email',
     status: 'ok',
@@ -247,20 +259,39 @@ export async function sanctionsCheck(
   if (down && down.result.status === 'unavailable') {
     const reason = `sanctions screening unavailable (${down.result.reason})`
     flag('source_unavailable', 'sanctions', `${reason}; the names are not cleared`)
-    return { check: 'sanctions', status: 'unavailable', source: 'sanctions', reason, fields: sanctionFields }
+    return {
+      check: 'sanctions',
+      status: 'unavailable',
+      source: 'sanctions',
+      reason,
+      fields: sanctionFields,
+      ...(down.result.coverage ? { coverage: down.result.coverage } : {}),
+    }
   }
-  const dates =
-    screened[0]?.result.status === 'ok'
-      ? Object.entries(screened[0].result.list_dates)
-          .map(([l, d]) => `${l} ${d}`)
-          .join(', ')
-      : ''
+  const first = screened[0]?.result
+  const coverage = first?.status === 'ok' ? first.coverage : undefined
+  const names = screened.map((s) => `"${s.name}"`).join(', ')
+  const lists = coverage ? coverageSummary(coverage) : 'the loaded lists'
+  if (coverage && coverage.status !== 'complete') {
+    // Only the lists actually screened are named; the rest are said to be missing.
+    const reason = `no match for ${names} on ${lists}; the screen is partial, so the names are not cleared`
+    flag('source_unavailable', 'sanctions', reason)
+    return {
+      check: 'sanctions',
+      status: 'partial',
+      source: 'sanctions',
+      reason,
+      fields: sanctionFields,
+      coverage,
+    }
+  }
   return {
     check: 'sanctions',
     status: 'ok',
     source: 'sanctions',
-    reason: `no match for ${screened.map((s) => `"${s.name}"`).join(', ')} on OFAC, EU and UN lists${dates ? ` (${dates})` : ''}`,
+    reason: `no match for ${names} on ${lists}`,
     fields: sanctionFields,
+    ...(coverage ? { coverage } : {}),
   }
 }
 

@@ -1,11 +1,17 @@
+import type { SanctionsCoverage } from '../sanctions/coverage.ts'
+
 /*
  * The lead verdict: flag vocabulary, check points, score and verdict rules. Every number here is
  * written in core/scoring/METHODOLOGY.md ("Lead verification"); change both together (a test
  * reads the document against these tables).
  */
 
-/** What a lead check found (each check: ok, failed, unavailable or not_requested). */
-export type LeadCheckStatus = 'ok' | 'failed' | 'unavailable' | 'not_requested'
+/**
+ * What a lead check found: ok, failed, partial (the source answered for only part of what the
+ * check promises, e.g. a sanctions screen without every list: never clean), unavailable or
+ * not_requested.
+ */
+export type LeadCheckStatus = 'ok' | 'failed' | 'partial' | 'unavailable' | 'not_requested'
 
 /** The checks of one lead, always all of them, in this order. */
 export const LEAD_CHECKS = [
@@ -107,6 +113,8 @@ export interface LeadCheck {
   fields: string[]
   /** email check: the disposable-mail list used. */
   list?: { package: string; version: string; published: string }
+  /** sanctions check: the lists screened and not screened. */
+  coverage?: SanctionsCoverage
 }
 
 export type LeadVerdict = 'proceed' | 'review' | 'block'
@@ -126,7 +134,8 @@ const SEVERITY_RANK: Record<LeadSeverity, number> = { info: 0, low: 1, medium: 2
  *   never raise the score;
  * - `block` when a flag is critical (sanctions match, dissolved company);
  * - `proceed` only when the score reaches the threshold, the register check is ok, no flag is
- *   medium or worse and no requested check is unavailable (so a missing answer never proceeds);
+ *   medium or worse and no requested check is unavailable or partial (so a missing answer never
+ *   proceeds);
  * - `review` otherwise.
  */
 export function assessLead(checks: readonly LeadCheck[], flags: readonly LeadFlag[]): LeadAssessment {
@@ -138,7 +147,7 @@ export function assessLead(checks: readonly LeadCheck[], flags: readonly LeadFla
   const confidence = requested.length === 0 ? 0 : Math.round((answered.length / requested.length) * 100) / 100
   const worst = Math.max(-1, ...flags.map((f) => SEVERITY_RANK[f.severity]))
   const registerOk = checks.some((c) => c.check === 'register' && c.status === 'ok')
-  const anyUnavailable = requested.some((c) => c.status === 'unavailable')
+  const anyUnavailable = requested.some((c) => c.status === 'unavailable' || c.status === 'partial')
   let verdict: LeadVerdict = 'review'
   if (worst >= SEVERITY_RANK.critical) verdict = 'block'
   else if (

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import {
   cbeNumberSchema,
   countrySchema,
@@ -161,9 +162,9 @@ export const LeadCheckSchema = z
   .object({
     check: z.enum(LEAD_CHECKS).describe('Which check'),
     status: z
-      .enum(['ok', 'failed', 'unavailable', 'not_requested'])
+      .enum(['ok', 'failed', 'partial', 'unavailable', 'not_requested'])
       .describe(
-        'ok; failed (the source answered and the check did not pass); unavailable (no answer: never clean); not_requested (input not given)',
+        'ok; failed (the source answered and the check did not pass); partial (the source answered for only part of what it checks, e.g. a sanctions screen without every list: never clean); unavailable (no answer: never clean); not_requested (input not given)',
       ),
     source: z
       .string()
@@ -175,6 +176,9 @@ export const LeadCheckSchema = z
       .strict()
       .optional()
       .describe('email check: the disposable-mail list used (npm package, version, publication date)'),
+    coverage: SanctionsCoverageSchema.optional().describe(
+      'sanctions check: the lists screened (publication date, age) and the ones not screened, with why',
+    ),
   })
   .strict()
 

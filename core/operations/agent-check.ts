@@ -2,11 +2,13 @@ import { type Address, formatUnits, getAddress } from 'viem'
 import { z } from 'zod'
 import { assessWalletRisk, decideVerdict, webScore } from '../checks/agent-assessment.ts'
 import { PRICES } from '../payments/pricing.ts'
+import { ADDRESS_SCREEN_LISTS, noCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import type { AgentChainSnapshot } from '../sources/agent-chain.ts'
 import type { SourceResult } from '../sources/source-result.ts'
 import { domainSchema, evmAddressSchema, validateDomain } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
 import type { OperationContext } from './operation-context.ts'
+import { chainNotReady, listsNotReady } from './readiness.ts'
 
 /** Bumped when the response shape changes (spec: Versioning, agent check schema_version). */
 export const AGENT_CHECK_SCHEMA_VERSION = '2026-11-25.1'
@@ -68,8 +70,11 @@ const SanctionsPart = z
     list_status: z
       .enum(['current', 'stale', 'not_loaded'])
       .describe(
-        'current: refreshed within its interval; stale: refreshes have failed; not_loaded: no OFAC list held',
+        'current: within its freshness threshold and refreshed; stale: older than its threshold or refreshes failing (see coverage); not_loaded: no OFAC list held',
       ),
+    coverage: SanctionsCoverageSchema.describe(
+      'The OFAC SDN list (the only list with digital currency addresses): checked with its publication date and age, or not checked and why. "Not listed" needs it checked.',
+    ),
   })
   .strict()
 
@@ -231,7 +236,9 @@ function sanctionsPart(wallet: string, ctx: OperationContext): z.infer<typeof Sa
   const ofac = lists?.status().find((list) => list.list_key === 'ofac_sdn')
   const listStatus = !ofac?.loaded ? 'not_loaded' : ofac.stale ? 'stale' : 'current'
   const screen = lists?.screenAddress(wallet)
-  const empty = { hit: null, lists: [], programs: [], entries: [], lists_checked: [] }
+  const coverage =
+    screen?.coverage ?? noCoverage(ADDRESS_SCREEN_LISTS, 'this service runs without sanctions lists')
+  const empty = { hit: null, lists: [], programs: [], entries: [], lists_checked: [], coverage }
   if (!screen || screen.status === 'unavailable')
     return {
       status: 'unavailable',
@@ -264,6 +271,7 @@ function sanctionsPart(wallet: string, ctx: OperationContext): z.infer<typeof Sa
     lists_checked: screen.lists.map((list) => list.list),
     list_as_of: ofac.loaded.as_of,
     list_status: listStatus,
+    coverage,
   }
 }
 
@@ -494,6 +502,21 @@ export const agentCheck = defineOperation({
   input: AgentCheckInput,
   output: AgentCheckResult,
   price: PRICES.agent_check,
+  essentials: {
+    parts: [
+      {
+        part: 'sanctions',
+        when: 'always',
+        needs: 'the OFAC SDN list loaded (the only list with digital currency addresses)',
+      },
+      {
+        part: 'chain',
+        when: 'always (balance, identity, reputation)',
+        needs: 'BASE_RPC_URL (AGENT_CHAIN=base) or BASE_SEPOLIA_RPC_URL',
+      },
+    ],
+    check: (_input, deps) => [...listsNotReady(deps, 'addresses'), ...chainNotReady(deps)],
+  },
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: runAgentCheck,

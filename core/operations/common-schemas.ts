@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 
 /** Marks mock bodies in output schemas (present only on sandbox answers). */
 export const mockFields = {
@@ -10,11 +11,37 @@ export const mockFields = {
 export const SourceStatusSchema = z
   .object({
     source: z.string().describe('Source name, e.g. kvk, kbo, vies, rdap, dns, tls, sanctions, country_risk'),
-    status: z.enum(['ok', 'unavailable']).describe('ok: it answered; unavailable: it did not (never clean)'),
-    reason: z.string().optional().describe('Why it was unavailable (timeout, not_configured, ...)'),
+    status: z
+      .enum(['ok', 'partial', 'unavailable'])
+      .describe(
+        'ok: it answered; partial: it answered for only part of what it promises (a sanctions screen without every list; never clean); unavailable: it did not (never clean)',
+      ),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        'Why it was unavailable (timeout, not_configured, ...) or what a partial source did not cover',
+      ),
     fetched_at: z.string().describe('When it was asked (ISO timestamp)'),
   })
   .strict()
+
+/** The coverage of the sanctions screen behind a company check (lists checked and not, why). */
+export const sanctionsCoverageField = {
+  sanctions_coverage: SanctionsCoverageSchema.optional().describe(
+    'Which sanctions lists the screen checked (publication date, age, stale) and which it did not, with why; the screen is clear only when status is complete',
+  ),
+}
+
+/** Why the recommendation is bounded (a partial or missing source), when it is. */
+export const recommendationReasonsField = {
+  recommendation_reasons: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'What keeps the recommendation from being better, e.g. "manual_review: the sanctions screen is partial: ..."',
+    ),
+}
 
 /** Fields every stored company check answer carries (check id, entity hash, tier). */
 export const CheckEnvelopeFields = {

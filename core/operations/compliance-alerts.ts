@@ -3,6 +3,7 @@ import { ServiceError } from '../errors.ts'
 import { AlertSchema, JurisdictionSchema, SeveritySchema } from '../monitoring/alert-schema.ts'
 import type { MonitoringPort } from '../monitoring/monitoring-port.ts'
 import { PRICES } from '../payments/pricing.ts'
+import { NAME_SCREEN_LISTS, noCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import { defineOperation } from './define.ts'
 import type { OperationContext } from './operation-context.ts'
 
@@ -26,6 +27,9 @@ export const ComplianceAlertsResult = z
     alerts: z
       .array(AlertSchema)
       .describe('Newest first: list changes everyone sees and changes touching this key'),
+    coverage: SanctionsCoverageSchema.describe(
+      'The lists monitored now (their changes raise alerts), with publication date and age, and the ones not monitored, with why: no alert from a list not monitored means nothing',
+    ),
   })
   .strict()
 
@@ -51,6 +55,20 @@ export const complianceAlerts = defineOperation({
   input: ComplianceAlertsInput,
   output: ComplianceAlertsResult,
   price: PRICES.compliance_alerts,
+  essentials: {
+    parts: [{ part: 'monitoring', when: 'always', needs: 'the sanctions monitor (built in at start-up)' }],
+    check: (_input, deps) =>
+      deps.monitoring
+        ? []
+        : [
+            {
+              part: 'monitoring',
+              reason: 'not_configured',
+              detail: 'sanctions monitoring is not available on this server',
+              operator_action: 'start the service with its sanctions monitor',
+            },
+          ],
+  },
   access: { sandbox: 'refuse', minTier: 'pro' },
   run: async (input, ctx) => {
     const limit = input.limit ?? 50
@@ -63,6 +81,9 @@ export const complianceAlerts = defineOperation({
       ...(input.jurisdiction ? { jurisdiction: input.jurisdiction } : {}),
       ...(input.severity ? { severity: input.severity } : {}),
     })
-    return { total: page.total, offset, limit, alerts: page.alerts }
+    const coverage =
+      ctx.deps.sanctionsLists?.coverage(NAME_SCREEN_LISTS) ??
+      noCoverage(NAME_SCREEN_LISTS, 'this server runs without sanctions lists')
+    return { total: page.total, offset, limit, alerts: page.alerts, coverage }
   },
 })

@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { Tier } from '../context.ts'
 import type { OperationPrice } from '../payments/pricing.ts'
 import type { OperationContext } from './operation-context.ts'
+import type { OperationEssentials } from './readiness.ts'
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE'
 
@@ -79,6 +80,13 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
   openWorld?: boolean
   /** The call removes or irreversibly changes something (revoking a key). MCP `destructiveHint`. */
   destructive?: boolean
+  /**
+   * The parts this operation sells that must be able to run for it to be charged (the charging
+   * rule, core/operations/readiness.ts): checked after validation and before any charge; a part
+   * the service's own state keeps from running makes the call a 503 that charges nothing.
+   * Required for every priced operation.
+   */
+  essentials?: OperationEssentials<z.infer<I>>
   /** Deterministic mock for sandbox keys; required when access.sandbox is 'mock'. */
   mock?: (input: z.infer<I>) => z.infer<O>
   run: (input: z.infer<I>, ctx: OperationContext) => Promise<z.infer<O>>

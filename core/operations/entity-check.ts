@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { entityCheckIdentity, entityHash, inputHash, runCompanyCheck, runTiered } from '../checks/index.ts'
+import {
+  cbeOf,
+  entityCheckIdentity,
+  entityHash,
+  inputHash,
+  runCompanyCheck,
+  runTiered,
+  sanctionsCoverageOf,
+} from '../checks/index.ts'
 import { PRICES } from '../payments/pricing.ts'
 import {
   cbeNumberSchema,
@@ -17,9 +25,25 @@ import {
   WALLET_CHAINS,
   walletAddressSchema,
 } from '../validate/index.ts'
-import { CheckEnvelopeFields, InformationSchema, mockFields, SourceStatusSchema } from './common-schemas.ts'
+import {
+  CheckEnvelopeFields,
+  InformationSchema,
+  mockFields,
+  recommendationReasonsField,
+  SourceStatusSchema,
+  sanctionsCoverageField,
+} from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { companyCheckDeps, type OperationContext } from './operation-context.ts'
+import {
+  nameScreenNotReady,
+  type OperationEssentials,
+  REGISTER_PART,
+  registerNotReady,
+  registersWanted,
+  requireEntityEvidence,
+  SANCTIONS_PART,
+} from './readiness.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/entity/check request. No other properties are allowed. */
@@ -73,10 +97,10 @@ export const RiskFactor = z
     weight: z.number().describe('Points this factor moved the trust score (negative lowers it)'),
     evidence: z.string().describe('The finding itself'),
     status: z
-      .enum(['ok', 'unavailable', 'not_checked'])
+      .enum(['ok', 'partial', 'unavailable', 'not_checked'])
       .optional()
       .describe(
-        "Whether the finding's source answered (unavailable: it did not; not_checked: it could not be asked)",
+        "Whether the finding's source answered (partial: only for part of what it promises, never clean; unavailable: it did not; not_checked: it could not be asked)",
       ),
   })
   .describe('One finding behind the score, with its source')
@@ -85,12 +109,14 @@ export const EntityCheckResult = z.object({
   trust_score: z.number().int().min(0).max(100).describe('0-100, 100 best'),
   cluster: z.string().describe('Risk cluster'),
   recommendation: z.string().describe('What to do with this entity'),
+  ...recommendationReasonsField,
   sources_checked: z.number().int().min(0).describe('Sources that answered'),
   entity_name: z.string(),
   country: z.string(),
   risk_factors: z.array(RiskFactor),
   confidence: z.number().min(0).max(1).optional().describe('0-1: share of the evidence that was obtained'),
   sources: z.array(SourceStatusSchema).optional().describe('Every source called, with its status'),
+  ...sanctionsCoverageField,
   register_profile: z
     .record(z.string(), z.unknown())
     .optional()
@@ -183,16 +209,21 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
         companyCheckDeps(ctx),
       )
       const { trust } = outcome
+      requireEntityEvidence('entity_check', trust.sources)
       return {
         trust_score: trust.trust_score,
         cluster: trust.cluster,
         recommendation: trust.recommendation,
+        ...(trust.recommendation_reasons.length > 0
+          ? { recommendation_reasons: trust.recommendation_reasons }
+          : {}),
         sources_checked: trust.sources_checked,
         entity_name: input.entity_name,
         country: input.country,
         risk_factors: trust.risk_factors,
         confidence: trust.confidence,
         sources: trust.sources,
+        ...sanctionsCoverageOf(outcome),
         ...(outcome.register_profile ? { register_profile: { ...outcome.register_profile } } : {}),
       }
     },
@@ -200,6 +231,26 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
   const information = informationOf(input)
   const { information: _stored, ...rest } = result
   return information ? { ...rest, information } : rest
+}
+
+/**
+ * The essential parts of an entity check (and of the report built on one): the sanctions lists,
+ * and the register the country and numbers call for (KVK for NL, KBO for a BE number).
+ */
+export const companyCheckEssentials: OperationEssentials<
+  Pick<EntityCheckInputType, 'country' | 'cbe_number' | 'vat_number'>
+> = {
+  parts: [SANCTIONS_PART, REGISTER_PART],
+  check: async (input, deps) => [
+    ...nameScreenNotReady(deps),
+    ...(await registerNotReady(
+      deps,
+      registersWanted(input.country, {
+        nlNameSearch: true,
+        kbo: cbeOf(input.cbe_number, input.vat_number) !== null || input.cbe_number !== undefined,
+      }),
+    )),
+  ],
 }
 
 export const entityCheck = defineOperation({
@@ -211,6 +262,7 @@ export const entityCheck = defineOperation({
   input: EntityCheckInput,
   output: EntityCheckResult,
   price: PRICES.entity_check,
+  essentials: companyCheckEssentials,
   access: { sandbox: 'mock' },
   openWorld: true,
   mock: mockEntityCheck,

@@ -3,6 +3,7 @@ import { runDeepCheck } from '../checks/index.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { countrySchema, entityNameSchema, kvkNumberSchema } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
+import type { PartNotReady } from './readiness.ts'
 
 /** spec: POST /v1/entity/deep-check request. No other properties. */
 export const EntityDeepCheckInput = z
@@ -157,6 +158,38 @@ export const entityDeepCheck = defineOperation({
   input: EntityDeepCheckInput,
   output: EntityDeepCheckResult,
   price: PRICES.entity_deep_check,
+  essentials: {
+    parts: [
+      { part: 'pep', when: 'always', needs: 'YENTE_URL (an OpenSanctions-compatible matching API)' },
+      {
+        part: 'insolvency',
+        when: 'country NL',
+        needs: 'CIR_USERNAME and CIR_PASSWORD (Centraal Insolventieregister)',
+      },
+      { part: 'adverse_media', when: 'enhanced tier', needs: 'GDELT_DOC_URL not off' },
+    ],
+    check: (input, deps, quality) => {
+      const sources = deps.deepCheck ?? {}
+      const missing: PartNotReady[] = []
+      const notConfigured = (part: string, detail: string, action: string) =>
+        missing.push({ part, reason: 'not_configured', detail, operator_action: action })
+      if (!sources.pep)
+        notConfigured(
+          'pep',
+          'the PEP/RCA source is not configured',
+          'set YENTE_URL (and YENTE_API_KEY when it needs one)',
+        )
+      if (input.country === 'NL' && !sources.insolvency)
+        notConfigured(
+          'insolvency',
+          'the Dutch insolvency register (CIR) is not configured',
+          'set CIR_USERNAME and CIR_PASSWORD',
+        )
+      if (quality === 'enhanced' && !sources.media)
+        notConfigured('adverse_media', 'the adverse media source (GDELT) is turned off', 'set GDELT_DOC_URL')
+      return missing
+    },
+  },
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: async (input, ctx) => {

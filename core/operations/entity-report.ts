@@ -20,8 +20,14 @@ import {
 } from '../validate/index.ts'
 import { requiredIssue } from '../validate/required-issue.ts'
 import { defineOperation } from './define.ts'
-import { type EntityCheckInput, type EntityCheckResult, runEntityCheck } from './entity-check.ts'
+import {
+  companyCheckEssentials,
+  type EntityCheckInput,
+  type EntityCheckResult,
+  runEntityCheck,
+} from './entity-check.ts'
 import type { OperationContext } from './operation-context.ts'
+import { type PartNotReady, REGISTER_PART, SANCTIONS_PART } from './readiness.ts'
 
 /** spec: POST /v1/reports/entity request (all optional, no other properties). */
 export const EntityReportInput = z
@@ -74,7 +80,9 @@ const SCOPE_NOTE =
 function reportsOf(ctx: OperationContext) {
   const reports = ctx.deps.reports
   if (!reports)
-    throw new ServiceError('unavailable', 'reports are not available on this service', { retryAfter: 30 })
+    throw new ServiceError('unavailable', 'reports are not available on this service', {
+      extra: { errorCode: 'service_not_configured', charged: false },
+    })
   return reports
 }
 
@@ -116,15 +124,32 @@ function identifiersOf(input: CheckInput): ReportIdentifier[] {
   return out
 }
 
+/**
+ * The domain section from the same source statuses as the check's `sources`, so the section and
+ * the findings beside it never disagree: ok when every probe answered, partial when some did.
+ */
 function domainSection(input: CheckInput, result: CheckResult): EntityReport['domain'] {
   if (!input.domain) return { status: 'not_requested', domain: null, domain_age_days: null }
-  const rdap = result.sources?.find((source) => source.source === 'rdap')
-  if (rdap?.status !== 'ok') return { status: 'unavailable', domain: input.domain, domain_age_days: null }
-  const age = result.risk_factors
-    .filter((factor) => factor.source === 'rdap')
-    .map((factor) => /registered (\d+) days ago/.exec(factor.evidence)?.[1])
-    .find((value) => value !== undefined)
-  return { status: 'ok', domain: input.domain, domain_age_days: age === undefined ? null : Number(age) }
+  const probes: Record<string, 'ok' | 'unavailable'> = {}
+  for (const name of ['rdap', 'dns', 'tls']) {
+    const source = result.sources?.find((candidate) => candidate.source === name)
+    probes[name] = source?.status === 'ok' ? 'ok' : 'unavailable'
+  }
+  const answered = Object.values(probes).filter((status) => status === 'ok').length
+  const status = answered === 3 ? 'ok' : answered === 0 ? 'unavailable' : 'partial'
+  const age =
+    probes.rdap === 'ok'
+      ? result.risk_factors
+          .filter((factor) => factor.source === 'rdap')
+          .map((factor) => /registered (\d+) days ago/.exec(factor.evidence)?.[1])
+          .find((value) => value !== undefined)
+      : undefined
+  return {
+    status,
+    domain: input.domain,
+    domain_age_days: age === undefined ? null : Number(age),
+    probes,
+  }
 }
 
 async function sanctionsSection(
@@ -141,15 +166,23 @@ async function sanctionsSection(
       status: 'unavailable',
       result: null,
       threshold: SANCTIONS_THRESHOLD,
+      ...(result.coverage ? { coverage: result.coverage } : {}),
       lists: [],
       matches: [],
       reason: result.reason,
     }
   }
+  const complete = result.coverage.status === 'complete'
   return {
-    status: 'ok',
+    status: complete ? 'ok' : 'partial',
     result: result.possible_match ? 'possible_match' : 'no_match',
     threshold: SANCTIONS_THRESHOLD,
+    coverage: result.coverage,
+    ...(complete
+      ? {}
+      : {
+          reason: `not checked: ${result.coverage.lists_not_checked.map((list) => `${list.list} (${list.reason})`).join(', ')}`,
+        }),
     lists: Object.entries(result.list_dates).map(([list, date]) => ({ list, date })),
     matches: result.matches.slice(0, 10).map((match) => ({
       list: match.list,
@@ -298,6 +331,34 @@ export const entityReport = defineOperation({
   input: EntityReportInput,
   output: EntityReportSchema,
   price: PRICES.entity_report,
+  essentials: {
+    parts: [
+      SANCTIONS_PART,
+      { ...REGISTER_PART, when: `${REGISTER_PART.when}; not with check_id (the stored check is used)` },
+      { part: 'signing', when: 'always', needs: 'the report store and signing key (built in at start-up)' },
+    ],
+    check: async (input, deps, quality) => {
+      const missing: PartNotReady[] = []
+      if (!deps.reports) {
+        missing.push({
+          part: 'signing',
+          reason: 'not_configured',
+          detail: 'reports are not available on this service',
+          operator_action: 'start the service with its report store and signing key',
+        })
+      }
+      // The sanctions section is screened now even for a stored check; the register only for a new check.
+      const check = await companyCheckEssentials.check(
+        { country: input.country ?? '', cbe_number: input.cbe_number, vat_number: input.vat_number },
+        deps,
+        quality,
+      )
+      return [
+        ...missing,
+        ...check.filter((part) => input.check_id === undefined || part.part === 'sanctions'),
+      ]
+    },
+  },
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: buildEntityReport,

@@ -15,7 +15,11 @@ export const FinancialHealthResult = z
       .min(0)
       .describe('Revenue: platform-wide for the operator, else attributed to the calling key'),
     agents_tracked: z.number().int().min(0).describe('Distinct x402 payers whose payments settled'),
-    frozen: z.boolean(),
+    frozen: z
+      .boolean()
+      .describe(
+        "True while the operator's maintenance switch is on: no priced call is accepted or charged (only operator keys see it on, other keys get 503)",
+      ),
     treasury_balance_usdc: operatorOnly(z.number().min(0)),
     treasury_balance_known: operatorOnly(z.boolean()),
     pending_settlements: operatorOnly(z.number().int().min(0)),

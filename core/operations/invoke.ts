@@ -8,6 +8,7 @@ import {
 } from '../idempotency/idempotency-store.ts'
 import { type ApiKeyService, tierAtLeast } from '../keys/api-keys.ts'
 import type { RateLimiter, RateLimitState } from '../limits/index.ts'
+import { type MaintenanceSwitch, maintenanceError } from '../maintenance/maintenance-switch.ts'
 import { type Charge, freeCharge, type PaymentGate, type Receipt } from '../payments/charge.ts'
 import { paymentSource } from '../payments/payment-gate.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
@@ -15,6 +16,7 @@ import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
 import type { AnyOperation } from './define.ts'
 import type { OperationContext, ServiceDeps } from './operation-context.ts'
 import { parseWith } from './parse.ts'
+import { notReadyError } from './readiness.ts'
 import { sandboxMockIds } from './registry.ts'
 
 /** What an adapter (HTTP or MCP) hands to the pipeline, already lifted out of its transport. */
@@ -68,6 +70,8 @@ export interface OperationRuntime {
   onWriteError?: (error: unknown, operationId: string) => void
   /** Idempotency-Key records; absent: the header is ignored. */
   idempotency?: IdempotencyStore
+  /** The operator's maintenance switch; absent: never in maintenance. */
+  maintenance?: Pick<MaintenanceSwitch, 'current'>
 }
 
 /** Reads a quality tier (spec: X-Response-Quality: cached, fresh or enhanced; default fresh). */
@@ -178,8 +182,9 @@ function idempotencyKeyOf(
 
 /**
  * The one path every operation call takes, whatever the transport:
- * authenticate -> validate -> access -> claim the Idempotency-Key (key-paid calls that send one;
- * a replay ends here, charged nothing) -> charge -> run -> settle (or refund) -> store the answer
+ * authenticate -> maintenance (503 for all but the operator) -> validate -> access -> claim the Idempotency-Key (key-paid calls that send one;
+ * a replay ends here, charged nothing) -> charge -> essential parts ready (else 503, the charge
+ * cancelled) -> run -> settle (or refund) -> store the answer
  * under the key, then keep what the call produced -> record usage. A failed call releases its
  * claim. A free operation (`price: null`) needs a key and never answers 402.
  */
@@ -201,6 +206,11 @@ export async function invokeOperation(
   }
   try {
     caller = await runtime.keys.authenticate(request.apiKey)
+    // Maintenance: every caller but the operator gets the operator's 503 before anything else.
+    if (runtime.maintenance && !(caller.kind === 'key' && caller.role === 'admin')) {
+      const state = await runtime.maintenance.current()
+      if (state.enabled) throw maintenanceError(state)
+    }
     if (operation.access.tenant && (caller.kind !== 'key' || caller.role === 'admin')) {
       throw new ServiceError('forbidden', 'Tenant context required')
     }
@@ -271,6 +281,12 @@ export async function invokeOperation(
     }
     let output: unknown
     try {
+      // The charging rule: an essential part the service's own state keeps from running (lists
+      // loading, a source not configured) makes the call a 503 before it runs; the reservation
+      // is released and an x402 payment never settled. It comes after the payment check, so a
+      // caller without credentials still gets the 402 challenge the spec promises.
+      const notReady = (await operation.essentials?.check(input, runtime.deps, quality)) ?? []
+      if (notReady.length > 0) throw notReadyError(operation.id, notReady)
       output = checkedOutput(runtime, operation, await operation.run(input, ctx))
     } catch (error) {
       await charge.cancel()

@@ -1,5 +1,12 @@
 import { z } from 'zod'
-import { entityHash, inputHash, registrationIdentity, runCompanyCheck, runTiered } from '../checks/index.ts'
+import {
+  entityHash,
+  inputHash,
+  registrationIdentity,
+  runCompanyCheck,
+  runTiered,
+  sanctionsCoverageOf,
+} from '../checks/index.ts'
 import { PRICES } from '../payments/pricing.ts'
 import {
   countrySchema,
@@ -9,10 +16,17 @@ import {
   validateVatNumber,
   vatNumberSchema,
 } from '../validate/index.ts'
-import { CheckEnvelopeFields, mockFields, SourceStatusSchema } from './common-schemas.ts'
+import {
+  CheckEnvelopeFields,
+  mockFields,
+  recommendationReasonsField,
+  SourceStatusSchema,
+  sanctionsCoverageField,
+} from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { RiskFactor } from './entity-check.ts'
 import { companyCheckDeps, type OperationContext } from './operation-context.ts'
+import { nameScreenNotReady, REGISTER_PART, registerNotReady, SANCTIONS_PART } from './readiness.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/kyb/check request. */
@@ -43,11 +57,15 @@ export const KybCheckResult = z.object({
   trust_score: z.number().int().min(0).max(100).describe('0-100, 100 best'),
   entity_id: z.string().optional().describe('Your reference, as sent'),
   sanctions_status: z
-    .enum(['ok', 'unavailable'])
+    .enum(['ok', 'partial', 'unavailable'])
     .optional()
-    .describe('Whether the sanctions screen answered; unavailable means not screened, never clean'),
+    .describe(
+      'ok: every promised list was screened; partial: some lists were not (see sanctions_coverage), never clean; unavailable: not screened, never clean',
+    ),
+  ...sanctionsCoverageField,
   cluster: z.string().optional().describe('Risk cluster of the trust score'),
   recommendation: z.string().optional().describe('What to do with this entity'),
+  ...recommendationReasonsField,
   confidence: z.number().min(0).max(1).optional().describe('0-1: share of the evidence that was obtained'),
   sources_checked: z.number().int().min(0).optional().describe('Sources that answered'),
   sources: z.array(SourceStatusSchema).optional().describe('Every source called, with its status'),
@@ -116,12 +134,19 @@ export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: Ope
       const { trust } = outcome
       const sanctions = outcome.sanctions.result
       const flagged = sanctions.status === 'ok' && sanctions.possible_match
+      const sanctionsStatus =
+        sanctions.status === 'unavailable'
+          ? 'unavailable'
+          : sanctions.coverage.status === 'complete'
+            ? 'ok'
+            : 'partial'
+      // Every source ok (a partial sanctions screen is not): nothing is verified on half a screen.
       const allAnswered = trust.sources.every((source) => source.status === 'ok')
       const kybStatus =
         outcome.register_failed || flagged || outcome.vat_invalid
           ? 'failed'
           : outcome.register_verified &&
-              sanctions.status === 'ok' &&
+              sanctionsStatus === 'ok' &&
               allAnswered &&
               trust.trust_score >= KYB_VERIFIED_MIN_TRUST
             ? 'verified'
@@ -134,9 +159,13 @@ export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: Ope
         kyb_status: kybStatus,
         trust_score: trust.trust_score,
         entity_id: input.entity_id,
-        sanctions_status: sanctions.status,
+        sanctions_status: sanctionsStatus,
+        ...sanctionsCoverageOf(outcome),
         cluster: trust.cluster,
         recommendation: trust.recommendation,
+        ...(trust.recommendation_reasons.length > 0
+          ? { recommendation_reasons: trust.recommendation_reasons }
+          : {}),
         confidence: trust.confidence,
         sources_checked: trust.sources_checked,
         sources: trust.sources,
@@ -157,6 +186,16 @@ export const kybCheck = defineOperation({
   input: KybCheckInput,
   output: KybCheckResult,
   price: PRICES.kyb_check,
+  essentials: {
+    parts: [
+      { ...SANCTIONS_PART, when: 'always (entity_name, else the names the register holds)' },
+      { ...REGISTER_PART, when: 'NL (KVK) and BE (KBO): the registration_number is looked up' },
+    ],
+    check: async (input, deps) => [
+      ...nameScreenNotReady(deps),
+      ...(await registerNotReady(deps, { kvk: input.country === 'NL', kbo: input.country === 'BE' })),
+    ],
+  },
   access: { sandbox: 'mock', minTier: 'pro' },
   openWorld: true,
   mock: mockKybCheck,

@@ -1,3 +1,4 @@
+import { cbeOf } from '../checks/entity-hash.ts'
 import type { FieldError } from '../errors.ts'
 import {
   type InvalidLead,
@@ -14,6 +15,7 @@ import { PRICES } from '../payments/pricing.ts'
 import { defineOperation } from './define.ts'
 import type { OperationContext } from './operation-context.ts'
 import { fieldErrors, textErrors } from './parse.ts'
+import { nameScreenNotReady, REGISTER_PART, registerNotReady, SANCTIONS_PART } from './readiness.ts'
 
 type Item = { index: number; lead: Lead } | { index: number; errors: FieldError[]; reference?: string }
 
@@ -96,6 +98,26 @@ export const leadsVerify = defineOperation({
   output: LeadsVerifyResult,
   price: PRICES.leads_verify,
   units: billableLeads,
+  essentials: {
+    parts: [
+      { ...SANCTIONS_PART, when: 'a lead with company_name or contact_name' },
+      {
+        ...REGISTER_PART,
+        when: 'an NL lead with kvk_number or company_name (KVK); a BE lead with cbe_number or a BE vat_number (KBO)',
+      },
+    ],
+    check: async (input, deps) => {
+      const leads = leadsOf(input).flatMap((item) => ('lead' in item ? [item.lead] : []))
+      const names = leads.some((lead) => lead.company_name !== undefined || lead.contact_name !== undefined)
+      const kvk = leads.some(
+        (lead) => lead.country === 'NL' && (lead.kvk_number !== undefined || lead.company_name !== undefined),
+      )
+      const kbo = leads.some(
+        (lead) => lead.country === 'BE' && cbeOf(lead.cbe_number, lead.vat_number) !== null,
+      )
+      return [...(names ? nameScreenNotReady(deps) : []), ...(await registerNotReady(deps, { kvk, kbo }))]
+    },
+  },
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: runLeadsVerify,

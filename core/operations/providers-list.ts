@@ -23,16 +23,46 @@ export const ProviderItemSchema = z
     ]),
     endpoint_url: z.string().describe('Where the service reaches it (credentials and query strings removed)'),
     supported_checks: z.array(z.string()).describe('Operations (and payment jobs) that read from it'),
-    registered_at: z.string().describe('When the provider was added to the service'),
+    registered_at: z
+      .string()
+      .nullable()
+      .describe('When the provider was first configured in this database (null: never configured here)'),
     status: z
-      .enum(['active', 'degraded', 'unavailable', 'not_configured'])
+      .enum(['active', 'degraded', 'down', 'not_configured'])
       .describe(
-        'active: answering; degraded: trial calls after failures (circuit half-open) or a stale list; unavailable: circuit open or list never loaded; not_configured: not used by this deployment',
+        'From the measured calls: active: its recent calls answered (or none was made yet); degraded: circuit half-open, 20% or more of recent calls failing, its latest call failed, or a stale or loading list; down: circuit open, every recent call failing, or a list that could not be loaded; not_configured: not used by this deployment',
       ),
     status_reason: z
       .string()
       .optional()
-      .describe('Why it is not active (circuit_open, stale, not_loaded, ...)'),
+      .describe('Why it is not active, with the latest error (circuit_open: ..., stale: ..., ...)'),
+    health: z
+      .object({
+        circuit_state: z
+          .enum(['closed', 'open', 'half_open'])
+          .nullable()
+          .describe('Its circuit breaker (null for the sanctions lists, which have none)'),
+        last_success_at: z
+          .string()
+          .nullable()
+          .describe('Last call that answered (a list: last confirmed current)'),
+        last_error: z
+          .object({ at: z.string(), reason: z.string() })
+          .strict()
+          .nullable()
+          .describe('Last call that failed, when and why'),
+        recent_calls: z.number().int().min(0).describe('Calls within the window (at most the last 100)'),
+        recent_error_rate: z
+          .number()
+          .min(0)
+          .max(1)
+          .nullable()
+          .describe('Share of those that failed (null: none)'),
+        window_minutes: z.number().int().min(0).describe('How far back recent_calls counts'),
+      })
+      .strict()
+      .optional()
+      .describe('What the service measured of its calls to the provider'),
     trust_level: z
       .enum(['verified', 'protocol', 'operator'])
       .describe(
@@ -56,7 +86,7 @@ export const providersList = defineOperation({
   title: 'Providers',
   summary: 'The upstream providers the checks read from, with their live status',
   description:
-    'Registers, VIES, domain sources, sanctions lists, chain node and payment facilitator, each with a stable UUID, endpoint, the checks that use it, status (from its circuit breaker or list freshness) and trust level. Free; needs an API key.',
+    'Registers, VIES, domain sources, sanctions lists, chain node and payment facilitator, each with a stable UUID, endpoint, the checks that use it, when it was first configured here, its status measured from its recent calls (last success, last error, error rate, circuit) or list freshness, and trust level. Free; needs an API key.',
   input: ProvidersListInput,
   output: ProvidersListResult,
   price: null,

@@ -1,12 +1,28 @@
 import { z } from 'zod'
-import { entityHash, inputHash, nameIdentity, ownerOf, runCompanyCheck, runTiered } from '../checks/index.ts'
+import {
+  entityHash,
+  inputHash,
+  nameIdentity,
+  ownerOf,
+  runCompanyCheck,
+  runTiered,
+  sanctionsCoverageOf,
+} from '../checks/index.ts'
 import { PRICES } from '../payments/pricing.ts'
+import { type SanctionsCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import { CLUSTERS, type Cluster, clusterForScore, reputationOf } from '../scoring/index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { requiredIssue } from '../validate/required-issue.ts'
-import { CheckEnvelopeFields, SourceStatusSchema } from './common-schemas.ts'
+import { CheckEnvelopeFields, SourceStatusSchema, sanctionsCoverageField } from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { companyCheckDeps, type OperationContext } from './operation-context.ts'
+import {
+  nameScreenNotReady,
+  notReadyError,
+  REGISTER_PART,
+  registerNotReady,
+  SANCTIONS_PART,
+} from './readiness.ts'
 
 /** spec: POST /v1/reputation/score request. */
 export const ReputationScoreInput = z
@@ -58,6 +74,7 @@ export const ReputationScoreResult = z.object({
   repeat_bonus: z.number().int().describe('Points added for repeat verifications (at most 5)'),
   agent_id: z.string().optional().describe('As sent'),
   sources: z.array(SourceStatusSchema).optional().describe('Sources of a check run now (basis fresh_check)'),
+  ...sanctionsCoverageField,
   ...CheckEnvelopeFields,
 })
 
@@ -75,6 +92,7 @@ interface Base {
   previous_trust_score?: number
   basis: 'input' | 'stored_check' | 'fresh_check'
   sources?: z.infer<typeof SourceStatusSchema>[]
+  sanctions_coverage?: SanctionsCoverage
 }
 
 async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enhanced'): Promise<Base> {
@@ -106,7 +124,10 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
     const cluster = latest?.result.cluster
     if (latest && typeof cluster === 'string' && (CLUSTERS as readonly string[]).includes(cluster)) {
       const confidence = latest.result.confidence
+      // The stored check's sanctions coverage travels with its score: a partial screen stays partial.
+      const stored = SanctionsCoverageSchema.safeParse(latest.result.sanctions_coverage)
       return {
+        ...(stored.success ? { sanctions_coverage: stored.data } : {}),
         trust_score: latest.trustScore as number,
         cluster: cluster as Cluster,
         confidence: typeof confidence === 'number' ? confidence : 1,
@@ -117,10 +138,17 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
       }
     }
   }
+  // A check runs now: its essential parts must be able to run (else 503, nothing charged).
+  const notReady = [
+    ...nameScreenNotReady(ctx.deps),
+    ...(await registerNotReady(ctx.deps, { kvk: country === 'NL', kbo: false })),
+  ]
+  if (notReady.length > 0) throw notReadyError('reputation_score', notReady)
   const outcome = await runCompanyCheck(
     { entity_name: input.entity_name, country, search_register_by_name: true, enhanced: false },
     companyCheckDeps(ctx),
   )
+  const coverage = sanctionsCoverageOf(outcome)
   const { trust } = outcome
   if (input.trust_score !== undefined) {
     // A score was sent without its cluster: the cluster follows the score, unless the screen flags.
@@ -133,6 +161,7 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
       verification_count: 1,
       basis: 'input',
       sources: trust.sources,
+      ...coverage,
     }
   }
   return {
@@ -143,6 +172,7 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
     verification_count: 1,
     basis: 'fresh_check',
     sources: trust.sources,
+    ...coverage,
   }
 }
 
@@ -190,6 +220,7 @@ export async function runReputationScore(input: Input, ctx: OperationContext) {
         repeat_bonus: reputation.repeat_bonus,
         ...(input.agent_id ? { agent_id: input.agent_id } : {}),
         ...(base.sources ? { sources: base.sources } : {}),
+        ...(base.sanctions_coverage ? { sanctions_coverage: base.sanctions_coverage } : {}),
       }
     },
   })
@@ -204,6 +235,18 @@ export const reputationScore = defineOperation({
   input: ReputationScoreInput,
   output: ReputationScoreResult,
   price: PRICES.reputation_score,
+  essentials: {
+    parts: [
+      {
+        ...SANCTIONS_PART,
+        when: 'when a check runs now (no trust_score and cluster sent, no stored check reused)',
+      },
+      { ...REGISTER_PART, when: 'when a check runs now, NL (KVK search by name)' },
+    ],
+    // Whether a check runs is known only once the stored checks were read: run() asks then,
+    // before any source, and a part that cannot run fails the call uncharged.
+    check: () => [],
+  },
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: runReputationScore,

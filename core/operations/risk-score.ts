@@ -1,14 +1,27 @@
 import { z } from 'zod'
-import { entityHash, inputHash, nameIdentity, runCompanyCheck, runTiered } from '../checks/index.ts'
+import {
+  entityHash,
+  inputHash,
+  nameIdentity,
+  runCompanyCheck,
+  runTiered,
+  sanctionsCoverageOf,
+} from '../checks/index.ts'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { countryRisk, riskLevelForScore } from '../reference/index.ts'
 import { entityRiskOf } from '../scoring/index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
-import { CheckEnvelopeFields, mockFields, SourceStatusSchema } from './common-schemas.ts'
+import {
+  CheckEnvelopeFields,
+  mockFields,
+  SourceStatusSchema,
+  sanctionsCoverageField,
+} from './common-schemas.ts'
 import { defineOperation } from './define.ts'
 import { RiskFactor } from './entity-check.ts'
 import { companyCheckDeps, type OperationContext } from './operation-context.ts'
+import { nameScreenNotReady, REGISTER_PART, registerNotReady, SANCTIONS_PART } from './readiness.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/risk/score request. */
@@ -30,6 +43,7 @@ export const RiskScoreResult = z.object({
     .describe('Findings; here weight is the risk points a finding added (positive raises risk)'),
   confidence: z.number().min(0).max(1).optional().describe('0-1: share of the evidence that was obtained'),
   sources: z.array(SourceStatusSchema).optional().describe('Every source called, with its status'),
+  ...sanctionsCoverageField,
   ...CheckEnvelopeFields,
   ...mockFields,
 })
@@ -89,6 +103,7 @@ export async function runRiskScore(input: z.infer<typeof RiskScoreInput>, ctx: O
           (source) =>
             tier === 'enhanced' || source.source === 'sanctions' || source.source === 'country_risk',
         ),
+        ...sanctionsCoverageOf(outcome),
       }
     },
   })
@@ -103,6 +118,16 @@ export const riskScore = defineOperation({
   input: RiskScoreInput,
   output: RiskScoreResult,
   price: PRICES.risk_score,
+  essentials: {
+    parts: [SANCTIONS_PART, { ...REGISTER_PART, when: 'enhanced tier, NL (KVK search by name)' }],
+    check: async (input, deps, quality) => [
+      ...nameScreenNotReady(deps),
+      ...(await registerNotReady(deps, {
+        kvk: quality === 'enhanced' && input.country === 'NL',
+        kbo: false,
+      })),
+    ],
+  },
   access: { sandbox: 'mock' },
   openWorld: true,
   mock: mockRiskScore,

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
+import { type SanctionsCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import {
   DEFAULT_FUZZY_THRESHOLD,
   FUZZY_MATCH_TYPES,
@@ -11,6 +12,7 @@ import { listDates } from '../sanctions/name-screen-port.ts'
 import { SanctionsMatchSchema } from '../sanctions/sanctions-screen.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
+import { listsNotReady, SANCTIONS_PART } from './readiness.ts'
 
 const BIRTH_DATE = /^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$/
 
@@ -89,6 +91,11 @@ export const SanctionsScreenMatch = SanctionsMatchSchema.omit({ basis: true }).e
 /** spec: POST /v1/sanctions/screen response 200. */
 export const SanctionsScreenResult = z.object({
   possible_match: z.boolean().describe('True when at least one list entry matched the name'),
+  result: z
+    .enum(['clear', 'possible_match', 'incomplete'])
+    .describe(
+      'clear: no match and every list (OFAC SDN, EU, UN) was checked; possible_match: an entry matched; incomplete: no match on the lists checked, but not every list was (see coverage), so it is not clear',
+    ),
   matches: z
     .array(SanctionsScreenMatch)
     .describe('Matching list entries, best first (entries linked to country first when given)'),
@@ -99,7 +106,10 @@ export const SanctionsScreenResult = z.object({
     .describe('List display name to the date of the version screened (publication date, else fetch date)'),
   list_note: z
     .string()
-    .describe('How current the lists are; says how old a list is when refreshes have failed'),
+    .describe(
+      'The lists in use with their dates and ages, which are stale (older than their threshold or refreshes failing) and which are not loaded',
+    ),
+  coverage: SanctionsCoverageSchema,
   disclaimer: z.string().describe('A possible match is not a determination'),
   screened_at: z.string().describe('When the screen ran (ISO timestamp)'),
   match: z.literal('fuzzy').optional().describe('Present (fuzzy) when the fuzzy mode ran'),
@@ -112,12 +122,22 @@ export const FUZZY_SANCTIONS_DISCLAIMER =
 export const SANCTIONS_DISCLAIMER =
   'A possible match is not a determination that the screened party is sanctioned. Matches are exact normalised or word-order-insensitive name matches only; dates of birth, addresses and identifiers are not compared. Review each match against the official list entry before acting.'
 
+/**
+ * Loading and not-configured lists are refused before the charge (essentials); what is left is
+ * every list failing to load: the refresher retries hourly.
+ */
 function listsNotLoaded(): ServiceError {
   return new ServiceError(
     'unavailable',
-    'sanctions lists are not loaded yet, so no name can be screened; try again later',
-    { retryAfter: 60, extra: { errorCode: 'sanctions_lists_not_loaded' } },
+    'no sanctions list could be loaded (every download failed), so no name can be screened; nothing was charged',
+    { retryAfter: 3600, extra: { errorCode: 'sanctions_lists_not_loaded', charged: false } },
   )
+}
+
+/** clear only with no match and every promised list checked; incomplete otherwise. */
+function resultOf(matched: boolean, coverage: SanctionsCoverage): 'possible_match' | 'clear' | 'incomplete' {
+  if (matched) return 'possible_match'
+  return coverage.status === 'complete' ? 'clear' : 'incomplete'
 }
 
 /**
@@ -134,6 +154,7 @@ export const sanctionsScreen = defineOperation({
   input: SanctionsScreenInput,
   output: SanctionsScreenResult,
   price: PRICES.sanctions_screen,
+  essentials: { parts: [SANCTIONS_PART], check: (_input, deps) => listsNotReady(deps, 'names') },
   access: { sandbox: 'refuse' },
   run: async (input, ctx) => {
     const lists = ctx.deps.sanctionsLists
@@ -150,11 +171,13 @@ export const sanctionsScreen = defineOperation({
       if (!fuzzy || fuzzy.status === 'unavailable') throw listsNotLoaded()
       return {
         possible_match: fuzzy.matches.length > 0,
+        result: resultOf(fuzzy.matches.length > 0, fuzzy.coverage),
         matches: fuzzy.matches.map(({ basis: _basis, ...match }) => match),
         matches_truncated: fuzzy.truncated,
         lists_checked: fuzzy.lists.map((list) => list.list),
         list_dates: listDates(fuzzy.lists),
         list_note: fuzzy.note,
+        coverage: fuzzy.coverage,
         disclaimer: FUZZY_SANCTIONS_DISCLAIMER,
         screened_at: ctx.clock.now().toISOString(),
         match: 'fuzzy' as const,
@@ -163,8 +186,10 @@ export const sanctionsScreen = defineOperation({
     }
     const result = lists?.screenName(input.name, input.country ? { country: input.country } : {})
     if (!result || result.status === 'unavailable') throw listsNotLoaded()
+    const matched = result.matches.length > 0
     return {
-      possible_match: result.matches.length > 0,
+      possible_match: matched,
+      result: resultOf(matched, result.coverage),
       // screenName only yields name_exact and name_tokens matches.
       matches: result.matches.map(({ basis: _basis, ...match }) => ({
         ...match,
@@ -174,6 +199,7 @@ export const sanctionsScreen = defineOperation({
       lists_checked: result.lists.map((list) => list.list),
       list_dates: listDates(result.lists),
       list_note: result.note,
+      coverage: result.coverage,
       disclaimer: SANCTIONS_DISCLAIMER,
       screened_at: ctx.clock.now().toISOString(),
     }

@@ -4,6 +4,7 @@ import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { evmAddressSchema } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
+import { chainNotReady } from './readiness.ts'
 
 /** spec: GET /v1/wallet/balance query. */
 export const WalletBalanceInput = z
@@ -44,6 +45,12 @@ export const walletBalance = defineOperation({
   input: WalletBalanceInput,
   output: WalletBalanceResult,
   price: PRICES.wallet_balance,
+  essentials: {
+    parts: [
+      { part: 'chain', when: 'always', needs: 'BASE_RPC_URL (AGENT_CHAIN=base) or BASE_SEPOLIA_RPC_URL' },
+    ],
+    check: (_input, deps) => chainNotReady(deps),
+  },
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: async (input, ctx) => {

@@ -1,8 +1,15 @@
 import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
 import type { WatchlistEntry } from '../monitoring/watchlist-store.ts'
+import {
+  ADDRESS_SCREEN_LISTS,
+  NAME_SCREEN_LISTS,
+  noCoverage,
+  SanctionsCoverageSchema,
+} from '../sanctions/coverage.ts'
 import { SanctionsMatchSchema } from '../sanctions/sanctions-screen.ts'
 import type { SanctionsScreening } from '../sanctions/screening-index.ts'
+import type { ListKey } from '../sanctions/types.ts'
 import {
   countrySchema,
   DEFAULT_WALLET_CHAIN,
@@ -88,32 +95,45 @@ const WatchlistEntrySchema = z
 const ScreeningSchema = z
   .object({
     status: z
-      .enum(['ok', 'unavailable'])
-      .describe('unavailable: no list is loaded, so it could not be screened (never clean)'),
+      .enum(['ok', 'partial', 'unavailable'])
+      .describe(
+        'ok: every list the screen promises was checked; partial: some were not (see coverage), never clean; unavailable: no list is loaded, so it could not be screened (never clean)',
+      ),
     matches_today: z
       .boolean()
       .nullable()
-      .describe('Whether it matches a list entry now (null when unavailable)'),
+      .describe(
+        'Whether it matches a list entry now; null when unavailable, or partial without a match (not known)',
+      ),
     matches: z.array(SanctionsMatchSchema).describe('Matching entries now, best first (at most 10)'),
+    coverage: SanctionsCoverageSchema,
     list_note: z.string(),
   })
   .strict()
 
 const WatchlistEntryWithScreening = WatchlistEntrySchema.extend({ screening: ScreeningSchema }).strict()
 
-function screeningOf(result: SanctionsScreening | undefined): z.infer<typeof ScreeningSchema> {
-  if (!result || result.status === 'unavailable') {
+function screeningOf(
+  result: SanctionsScreening | undefined,
+  promised: readonly ListKey[],
+): z.infer<typeof ScreeningSchema> {
+  // Nothing the screen promises was checked (an address screen without OFAC SDN): unavailable.
+  if (!result || result.status === 'unavailable' || result.coverage.status === 'none') {
     return {
       status: 'unavailable',
       matches_today: null,
       matches: [],
+      coverage: result?.coverage ?? noCoverage(promised, 'this server runs without sanctions lists'),
       list_note: result?.note ?? 'sanctions lists are not loaded on this server',
     }
   }
+  const complete = result.coverage.status === 'complete'
+  const matched = result.matches.length > 0
   return {
-    status: 'ok',
-    matches_today: result.matches.length > 0,
+    status: complete ? 'ok' : 'partial',
+    matches_today: matched ? true : complete ? false : null,
     matches: result.matches,
+    coverage: result.coverage,
     list_note: result.note,
   }
 }
@@ -121,13 +141,15 @@ function screeningOf(result: SanctionsScreening | undefined): z.infer<typeof Scr
 /** Screens an entry against the lists held now, by the same rules as the checks. */
 function screenEntry(entry: WatchlistEntry, ctx: OperationContext) {
   const lists = ctx.deps.sanctionsLists
-  if (!lists) return screeningOf(undefined)
+  const promised = entry.type === 'wallet' ? ADDRESS_SCREEN_LISTS : NAME_SCREEN_LISTS
+  if (!lists) return screeningOf(undefined, promised)
   const limit = { limit: 10 }
-  if (entry.type === 'wallet') return screeningOf(lists.screenAddress(entry.value, limit))
+  if (entry.type === 'wallet') return screeningOf(lists.screenAddress(entry.value, limit), promised)
   if (entry.type === 'registration')
-    return screeningOf(lists.screenRegistration(entry.value, entry.country ?? undefined, limit))
+    return screeningOf(lists.screenRegistration(entry.value, entry.country ?? undefined, limit), promised)
   return screeningOf(
     lists.screenName(entry.value, { ...limit, ...(entry.country ? { country: entry.country } : {}) }),
+    promised,
   )
 }
 

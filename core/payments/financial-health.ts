@@ -11,6 +11,8 @@ export interface FinancialHealthDeps {
   solanaSettlementConfigured: boolean
   /** USDC held by the payTo address, when the chain can be asked. */
   treasuryBalance?: () => Promise<bigint | undefined>
+  /** True while the operator's maintenance switch is on (no call is accepted or charged). */
+  frozen?: () => Promise<boolean>
 }
 
 /**
@@ -31,7 +33,7 @@ export async function financialHealth(deps: FinancialHealthDeps, caller: KeyCall
   const base = {
     total_revenue_usdc: microsToUsdNumber(revenue),
     agents_tracked: x402.payers,
-    frozen: false,
+    frozen: (await deps.frozen?.()) ?? false,
   }
   if (!admin) return base
   const summary = deps.ledger

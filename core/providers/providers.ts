@@ -35,8 +35,6 @@ export interface ProviderDefinition {
   default_endpoint: string
   /** Operation ids (and internal jobs such as `x402_settlement`) that read from it. */
   supported_checks: readonly string[]
-  /** When the provider was added to the service (ISO date-time). */
-  registered_at: string
   trust_level: TrustLevel
 }
 
@@ -51,7 +49,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'register',
     default_endpoint: 'https://api.kvk.nl',
     supported_checks: COMPANY_AND_LEAD_CHECKS,
-    registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -60,7 +57,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'register',
     default_endpoint: 'https://kbopub.economie.fgov.be/kbo-open-data',
     supported_checks: COMPANY_AND_LEAD_CHECKS,
-    registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -69,7 +65,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'tax',
     default_endpoint: 'https://ec.europa.eu/taxation_customs/vies/rest-api',
     supported_checks: COMPANY_AND_LEAD_CHECKS,
-    registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -78,7 +73,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'domain',
     default_endpoint: 'https://data.iana.org/rdap/dns.json',
     supported_checks: ['entity_check', 'kyb_check'],
-    registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -87,7 +81,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'domain',
     default_endpoint: 'dns://system-resolver',
     supported_checks: ['entity_check', 'kyb_check', 'leads_verify'],
-    registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'protocol',
   },
   {
@@ -96,7 +89,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'domain',
     default_endpoint: 'tls://{domain}:443',
     supported_checks: ['entity_check', 'kyb_check'],
-    registered_at: '2026-11-20T00:00:00Z',
     trust_level: 'protocol',
   },
   {
@@ -106,7 +98,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     default_endpoint:
       'https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/SDN_ADVANCED.XML',
     supported_checks: ['sanctions_screen', ...COMPANY_AND_LEAD_CHECKS],
-    registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -116,7 +107,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     default_endpoint:
       'https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content?token=dG9rZW4tMjAxNw',
     supported_checks: ['sanctions_screen', ...COMPANY_AND_LEAD_CHECKS],
-    registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -125,7 +115,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'sanctions_list',
     default_endpoint: 'https://scsanctions.un.org/resources/xml/en/consolidated.xml',
     supported_checks: ['sanctions_screen', ...COMPANY_AND_LEAD_CHECKS],
-    registered_at: '2026-11-21T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -134,7 +123,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'pep_list',
     default_endpoint: 'https://api.opensanctions.org',
     supported_checks: ['entity_deep_check', 'entity_report'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'operator',
   },
   {
@@ -143,7 +131,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'insolvency_register',
     default_endpoint: 'https://webservice.rechtspraak.nl/cir.asmx',
     supported_checks: ['entity_deep_check'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'verified',
   },
   {
@@ -152,7 +139,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'news',
     default_endpoint: 'https://api.gdeltproject.org/api/v2/doc/doc',
     supported_checks: ['entity_deep_check'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'operator',
   },
   {
@@ -161,7 +147,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'credit',
     default_endpoint: 'https://risk.openapi.com',
     supported_checks: ['entity_deep_check'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'operator',
   },
   {
@@ -176,7 +161,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
       'agent_check',
       'wallet_balance',
     ],
-    registered_at: '2026-11-22T00:00:00Z',
     trust_level: 'protocol',
   },
   {
@@ -185,7 +169,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'chain',
     default_endpoint: 'eip155:8453:0x8004A169FB4a3325136EB29fA0ceB6D2e539a432',
     supported_checks: ['agent_check', 'wallet_balance'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'protocol',
   },
   {
@@ -194,7 +177,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'chain',
     default_endpoint: 'eip155:8453:0x8004BAa17C55a88189AE136b182e5fdA19dE9b63',
     supported_checks: ['agent_check'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'protocol',
   },
   {
@@ -203,7 +185,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'payment',
     default_endpoint: 'https://api.mainnet-beta.solana.com',
     supported_checks: ['x402_settlement', 'x402_verification_solana'],
-    registered_at: '2026-11-25T00:00:00Z',
     trust_level: 'protocol',
   },
   {
@@ -212,7 +193,6 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     kind: 'payment',
     default_endpoint: 'https://x402.org/facilitator',
     supported_checks: ['x402_settlement', 'x402_verification_solana'],
-    registered_at: '2026-11-22T00:00:00Z',
     trust_level: 'operator',
   },
 ]

@@ -1,10 +1,15 @@
 import { z } from 'zod'
+import { SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 
 const SourceRow = z
   .object({
     source: z.string().describe('Source name (kvk, vies, rdap, sanctions, opensanctions, ...)'),
-    status: z.enum(['ok', 'unavailable']).describe('ok: it answered; unavailable: it did not (never clean)'),
-    reason: z.string().optional().describe('Why it was unavailable'),
+    status: z
+      .enum(['ok', 'partial', 'unavailable'])
+      .describe(
+        'ok: it answered; partial: it answered for only part of what it promises (never clean); unavailable: it did not (never clean)',
+      ),
+    reason: z.string().optional().describe('Why it was unavailable, or what a partial source did not cover'),
     fetched_at: z.string().optional().describe('When it was asked'),
   })
   .strict()
@@ -32,8 +37,13 @@ export const EntityReportSchema = z
       .describe('The entity as checked'),
     sanctions: z
       .object({
-        status: z.enum(['ok', 'unavailable']),
+        status: z
+          .enum(['ok', 'partial', 'unavailable'])
+          .describe(
+            'ok: every promised list (OFAC SDN, EU, UN) was screened; partial: some were not (see coverage), so no_match is not a clear result; unavailable: not screened',
+          ),
         result: z.enum(['no_match', 'possible_match']).nullable().describe('null when unavailable'),
+        coverage: SanctionsCoverageSchema.optional(),
         threshold: z.number().describe('Lowest match_score reported as a possible match (NAME_MATCHING.md)'),
         lists: z
           .array(z.object({ list: z.string(), date: z.string() }).strict())
@@ -77,9 +87,17 @@ export const EntityReportSchema = z
       .describe('PEP and relatives/close associates (OpenSanctions matching API)'),
     domain: z
       .object({
-        status: z.enum(['ok', 'unavailable', 'not_requested']),
+        status: z
+          .enum(['ok', 'partial', 'unavailable', 'not_requested'])
+          .describe(
+            'ok: every domain probe answered; partial: some did (see probes); unavailable: none did (never clean); not_requested: no domain given',
+          ),
         domain: z.string().nullable(),
         domain_age_days: z.number().int().nullable(),
+        probes: z
+          .record(z.string(), z.enum(['ok', 'unavailable']))
+          .optional()
+          .describe('Status of each domain probe (rdap, dns, tls), as in sources'),
       })
       .strict(),
     risk: z

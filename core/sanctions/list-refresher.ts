@@ -56,7 +56,17 @@ export type ListProgressEvent =
   | { list_key: ListKey; phase: 'parse' | 'store'; bytes: number }
   | { list_key: ListKey; phase: 'done'; status: ListRefreshStatus; entry_count?: number; error?: string }
 
-export type ListRefreshStatus = 'updated' | 'unchanged' | 'failed' | 'not_due' | 'not_configured'
+/**
+ * `refused_older`: the source holds a version published before the one in use; it is not
+ * loaded (unless the refresh accepts older versions) and raises no alert.
+ */
+export type ListRefreshStatus =
+  | 'updated'
+  | 'unchanged'
+  | 'failed'
+  | 'refused_older'
+  | 'not_due'
+  | 'not_configured'
 
 export interface ListRefreshOutcome {
   list_key: ListKey
@@ -65,8 +75,21 @@ export interface ListRefreshOutcome {
   publication_date?: string | null
   entry_count?: number
   diff?: { id: string; added: number; removed: number; changed: number }
-  /** Why a refresh failed (the previous version, if any, stays in use). */
+  /** Why a refresh failed or was refused (the previous version, if any, stays in use). */
   error?: string
+}
+
+/** Options of one refresh pass. */
+export interface RefreshOptions {
+  /** Read every configured list now, due or not. */
+  force?: boolean
+  /** Only these lists. */
+  lists?: readonly ListKey[]
+  /**
+   * Load a version published before the one in use (an operator rolling back on purpose). It is
+   * stored without a diff against the newer version, so it raises no alert.
+   */
+  acceptOlder?: boolean
 }
 
 export interface RefreshReport {
@@ -85,9 +108,10 @@ export interface ListRefresher {
   idle(): Promise<void>
   /**
    * One refresh pass now, under the lease: lists whose last check is older than the refresh
-   * interval (or all configured lists with `force`) are read from their sources.
+   * interval (or all configured lists with `force`) are read from their sources. A version
+   * published before the one in use is refused (`refused_older`) unless `acceptOlder`.
    */
-  refresh(options?: { force?: boolean; lists?: readonly ListKey[] }): Promise<RefreshReport>
+  refresh(options?: RefreshOptions): Promise<RefreshReport>
   /** Picks up versions another process stored. Returns true when the index changed. */
   reloadFromStore(): Promise<boolean>
   /** Whether a source is configured for the list. */
@@ -99,6 +123,11 @@ const LEASE_NAME = 'sanctions_refresh'
 
 /** How old a list may get before a refresh reads its source again, unless configured otherwise. */
 export const DEFAULT_REFRESH_INTERVAL_MS = 24 * HOUR
+
+/** True when both dates are known and the new one is before the one in use (YYYY-MM-DD compare). */
+function olderThanInUse(incoming: string | null, inUse: string | null): boolean {
+  return incoming !== null && inUse !== null && incoming.slice(0, 10) < inUse.slice(0, 10)
+}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
@@ -225,10 +254,25 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
     content: ListSource,
     latest: StoredListVersion | undefined,
     startedAt: Date,
+    acceptOlder: boolean,
   ): Promise<ListRefreshOutcome> {
     options.onProgress?.({ list_key: key, phase: 'parse', bytes: content.bytes.length })
     const parsed = await parseListSource(content)
     if (stopped) return { list_key: key, status: 'failed', error: 'stopped' }
+    const inUse = lists.held(key)?.version ?? latest
+    const older = olderThanInUse(parsed.publication_date, inUse?.publication_date ?? null)
+    if (older && !acceptOlder) {
+      // Not a failed read: the copy in use stays, still confirmed by its own publication date.
+      const error = `the source holds the version published ${parsed.publication_date}, older than the one in use (published ${inUse?.publication_date}); not loaded (an operator can force it: npm run lists:import -- <folder> --force)`
+      log('warn', 'sanctions list version older than the one in use; refused', { list_key: key, error })
+      return {
+        list_key: key,
+        status: 'refused_older',
+        publication_date: parsed.publication_date,
+        entry_count: parsed.entry_count,
+        error,
+      }
+    }
     options.onProgress?.({ list_key: key, phase: 'store', bytes: content.bytes.length })
     let previous = lists.held(key)
     if (latest && previous?.version.id !== latest.id) {
@@ -242,7 +286,8 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
         `the new file has ${parsed.entry_count} entries against ${previous.entries.length} in the version in use; refused as a probable partial file`,
       )
     }
-    const diff = previous ? diffLists(asParsed(previous), parsed) : undefined
+    // A forced older version is no news: no diff against the newer one, so no (reverse) alert.
+    const diff = previous && !older ? diffLists(asParsed(previous), parsed) : undefined
     const saved = await store.saveVersion({
       list: parsed,
       sha256: content.sha256,
@@ -279,6 +324,7 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
     key: ListKey,
     source: string,
     latest: StoredListVersion | undefined,
+    acceptOlder = false,
   ): Promise<ListRefreshOutcome> {
     const startedAt = clock.now()
     try {
@@ -303,7 +349,7 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
       if (latest && content.sha256 === latest.sha256) {
         return await confirmUnchanged(key, source, latest, startedAt)
       }
-      return await storeNewVersion(key, source, content, latest, startedAt)
+      return await storeNewVersion(key, source, content, latest, startedAt, acceptOlder)
     } catch (error) {
       const message = errorText(error)
       lists.recordAttempt(key, { at: startedAt, error: message })
@@ -315,7 +361,11 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
     }
   }
 
-  async function pass(force: boolean, only: readonly ListKey[] | undefined): Promise<RefreshReport> {
+  async function pass(
+    force: boolean,
+    only: readonly ListKey[] | undefined,
+    acceptOlder = false,
+  ): Promise<RefreshReport> {
     if (stopped) return { ran: false, skipped: 'stopped', lists: [] }
     const wanted = LIST_KEYS.filter((key) => !only || only.includes(key))
     const notConfigured = wanted
@@ -362,7 +412,7 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
           })
           break
         }
-        const outcome = await refreshList(key, source, version)
+        const outcome = await refreshList(key, source, version, acceptOlder)
         options.onProgress?.({
           list_key: key,
           phase: 'done',
@@ -436,7 +486,9 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
     },
 
     refresh(refreshOptions = {}) {
-      return serialised(() => pass(refreshOptions.force ?? false, refreshOptions.lists))
+      return serialised(() =>
+        pass(refreshOptions.force ?? false, refreshOptions.lists, refreshOptions.acceptOlder ?? false),
+      )
     },
 
     reloadFromStore: () => serialised(reloadFromStore),

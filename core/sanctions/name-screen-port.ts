@@ -1,5 +1,6 @@
 import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import type { SanctionsNameScreenResult } from '../scoring/sanctions-name-result.ts'
+import { ADDRESS_SCREEN_LISTS, NAME_SCREEN_LISTS } from './coverage.ts'
 import type { FuzzyScreening, LoadedList, SanctionsScreening, SanctionsService } from './sanctions-service.ts'
 
 /** `list_dates` of a screen result: list display name to the date of the version in use. */
@@ -13,10 +14,11 @@ export function listDates(lists: readonly LoadedList[]): Record<string, string> 
  * loaded the answer is `unavailable` / `sanctions_lists_not_loaded`, never clean.
  */
 export function createSanctionsNameScreen(
-  service: Pick<SanctionsService, 'screenName'> &
+  service: Pick<SanctionsService, 'screenName' | 'coverage'> &
     Partial<Pick<SanctionsService, 'screenAddress' | 'screenNameFuzzy'>>,
 ): SanctionsNameScreen {
   return {
+    coverage: (target) => service.coverage(target === 'names' ? NAME_SCREEN_LISTS : ADDRESS_SCREEN_LISTS),
     ...(service.screenAddress
       ? { screenAddress: async (address: string) => portResult(service.screenAddress!(address)) }
       : {}),
@@ -29,7 +31,8 @@ export function createSanctionsNameScreen(
 
 /** A screening of the sanctions service as the checks' port answers it (names and addresses alike). */
 function portResult(result: SanctionsScreening | FuzzyScreening): SanctionsNameScreenResult {
-  if (result.status === 'unavailable') return { status: 'unavailable', reason: result.reason }
+  if (result.status === 'unavailable')
+    return { status: 'unavailable', reason: result.reason, coverage: result.coverage }
   return {
     status: 'ok',
     possible_match: result.matches.length > 0,
@@ -42,5 +45,6 @@ function portResult(result: SanctionsScreening | FuzzyScreening): SanctionsNameS
       match_score: match.match_score,
     })),
     list_dates: listDates(result.lists),
+    coverage: result.coverage,
   }
 }

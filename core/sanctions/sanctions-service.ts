@@ -1,8 +1,10 @@
+import { DEFAULT_MAX_LIST_AGE_DAYS, type ListState, type SanctionsCoverage } from './coverage.ts'
 import type { FuzzyScreenOptions } from './fuzzy-screen.ts'
 import {
   createListRefresher,
   DEFAULT_REFRESH_INTERVAL_MS,
   type ListRefresherOptions,
+  type RefreshOptions,
   type RefreshReport,
 } from './list-refresher.ts'
 import type { ScreenOptions } from './sanctions-screen.ts'
@@ -37,6 +39,8 @@ export type { FuzzyScreening, LoadedList, SanctionsLog, SanctionsScreening } fro
 export interface SanctionsServiceOptions extends ListRefresherOptions {
   /** A list not confirmed current for this long is reported stale in the list note (default 1.5 x refresh interval). */
   staleAfterMs?: number
+  /** Days since publication after which a list is stale (default DEFAULT_MAX_LIST_AGE_DAYS: OFAC 7, EU and UN 30). */
+  maxAgeDays?: Partial<Record<ListKey, number>>
 }
 
 /** Per list, for operators (health, logs). */
@@ -45,7 +49,14 @@ export interface SanctionsListStatus {
   list: string
   configured: boolean
   loaded: LoadedList | null
+  /** loaded, or why not: loading (first read pending), not_configured, load_failed. */
+  state: ListState['state']
+  /** Whole days since the loaded version's publication (else fetch) date; null when none is loaded. */
+  age_days: number | null
+  max_age_days: number
   stale: boolean
+  /** Why the loaded copy is stale (too old, refresh failing, not confirmed); null when current. */
+  stale_reason: string | null
   last_attempt_at: Date | null
   last_error: string | null
 }
@@ -61,7 +72,7 @@ export interface SanctionsService {
    * One refresh pass now, under the lease: lists whose last check is older than the refresh
    * interval (or all configured lists with `force`) are read from their sources.
    */
-  refresh(options?: { force?: boolean; lists?: readonly ListKey[] }): Promise<RefreshReport>
+  refresh(options?: RefreshOptions): Promise<RefreshReport>
   /** Picks up versions another process stored. Returns true when the index changed. */
   reloadFromStore(): Promise<boolean>
   /** True when at least one list is loaded. */
@@ -80,8 +91,12 @@ export interface SanctionsService {
     country?: string,
     options?: Pick<ScreenOptions, 'limit'>,
   ): SanctionsScreening
-  /** The `list_note` of a screen result: dates of the lists, and how old a list is when refreshes fail. */
+  /** The `list_note` of a screen result: dates and ages of the lists, which are stale and which are missing. */
   listNote(): string
+  /** Every list's state now (loaded with its age, loading, not configured, load failed). */
+  listStates(): ListState[]
+  /** The coverage a screen promising `promised` would have now (readiness checks, reports). */
+  coverage(promised: readonly ListKey[]): SanctionsCoverage
   status(): SanctionsListStatus[]
 }
 
@@ -92,6 +107,9 @@ export function createSanctionsService(options: SanctionsServiceOptions): Sancti
   const lists = createScreeningIndex({
     clock,
     staleAfterMs: options.staleAfterMs ?? refreshIntervalMs * 1.5,
+    refreshIntervalMs,
+    configured: (key) => Boolean(options.sources[key]?.trim()),
+    ...(options.maxAgeDays ? { maxAgeDays: options.maxAgeDays } : {}),
     ...(options.log ? { log: options.log } : {}),
   })
   const refresher = createListRefresher(lists, options)
@@ -109,17 +127,25 @@ export function createSanctionsService(options: SanctionsServiceOptions): Sancti
     screenAddress: lists.screenAddress,
     screenRegistration: lists.screenRegistration,
     listNote: lists.listNote,
+    listStates: lists.listStates,
+    coverage: lists.coverage,
 
     status() {
-      const now = clock.now()
+      const states = lists.listStates()
       return LIST_KEYS.map((key) => {
         const attempt = lists.lastAttempt(key)
+        const state = states.find((candidate) => candidate.list_key === key)!
+        const loaded = state.state === 'loaded' ? state : undefined
         return {
           list_key: key,
           list: LIST_DISPLAY_NAMES[key],
           configured: refresher.configured(key),
           loaded: lists.loaded(key),
-          stale: lists.isStale(key, now),
+          state: state.state,
+          age_days: loaded?.age_days ?? null,
+          max_age_days: loaded?.max_age_days ?? options.maxAgeDays?.[key] ?? DEFAULT_MAX_LIST_AGE_DAYS[key],
+          stale: loaded?.stale ?? false,
+          stale_reason: loaded?.stale_reason ?? null,
           last_attempt_at: attempt?.at ?? null,
           last_error: attempt?.error ?? null,
         }

@@ -34,11 +34,16 @@ function heldUn(id: string, checkedAt: Date, entries = un.entries): HeldList {
   return { version, entries }
 }
 
-function setUp() {
-  const clock = createManualClock('2026-03-01T06:00:00.000Z')
+function setUp(start = '2026-03-01T06:00:00.000Z', configured: readonly string[] = ['un']) {
+  const clock = createManualClock(start)
   const logged: Array<[string, string]> = []
   const log: SanctionsLog = (level, message) => logged.push([level, message])
-  const lists = createScreeningIndex({ clock, staleAfterMs: 36 * HOUR, log })
+  const lists = createScreeningIndex({
+    clock,
+    staleAfterMs: 36 * HOUR,
+    log,
+    configured: (key) => configured.includes(key),
+  })
   return { clock, lists, logged }
 }
 
@@ -50,6 +55,17 @@ describe('screening index', () => {
       status: 'unavailable',
       reason: 'sanctions_lists_not_loaded',
       note: expect.stringContaining('No sanctions list is loaded yet'),
+      coverage: {
+        status: 'none',
+        lists_promised: ['ofac_sdn', 'eu', 'un'],
+        lists_checked: [],
+        lists_not_checked: [
+          expect.objectContaining({ list_key: 'ofac_sdn', reason: 'not_configured' }),
+          expect.objectContaining({ list_key: 'eu', reason: 'not_configured' }),
+          expect.objectContaining({ list_key: 'un', reason: 'loading' }),
+        ],
+        stale: false,
+      },
     })
     lists.hold('un', heldUn('v1', clock.now()))
     expect(lists.screenName('EXAMPLE FRONT COMPANY').status).toBe('unavailable')
@@ -75,7 +91,8 @@ describe('screening index', () => {
   })
 
   it('says how old a list is once its latest refresh failed, and when no refresh succeeded for too long', () => {
-    const { clock, lists } = setUp()
+    // Five days after the fixture's publication (2026-01-15): within the UN's 30-day threshold.
+    const { clock, lists } = setUp('2026-01-20T06:00:00.000Z')
     lists.hold('un', heldUn('v1', clock.now()))
     lists.rebuild()
     expect(lists.isStale('un', clock.now())).toBe(false)
@@ -90,6 +107,68 @@ describe('screening index', () => {
     clock.advance(3 * 24 * HOUR)
     expect(lists.listNote()).toContain('last refreshed 3 days ago')
     expect(lists.listNote()).toContain('no refresh has succeeded since')
+  })
+
+  it('gives every list checked its publication date and age, stale past its threshold, and says why others are missing', () => {
+    const { clock, lists } = setUp('2026-01-20T06:00:00.000Z')
+    lists.hold('un', heldUn('v1', clock.now()))
+    lists.rebuild()
+    const fresh = lists.screenName('EXAMPLE FRONT COMPANY')
+    expect(fresh.coverage).toMatchObject({
+      status: 'partial',
+      lists_checked: [
+        {
+          list_key: 'un',
+          publication_date: '2026-01-15',
+          as_of: '2026-01-15',
+          age_days: 5,
+          max_age_days: 30,
+          stale: false,
+          stale_reason: null,
+        },
+      ],
+      lists_not_checked: [
+        { list_key: 'ofac_sdn', reason: 'not_configured' },
+        { list_key: 'eu', reason: 'not_configured' },
+      ],
+      stale: false,
+    })
+    expect(fresh.note).not.toContain('refreshed daily')
+    expect(fresh.note).toContain(
+      'UN Security Council Consolidated List as of 2026-01-15 (publication date, 5 days old)',
+    )
+    // 31 days after publication the copy is stale, even though its source confirms it daily.
+    clock.advance(26 * 24 * HOUR)
+    lists.recordAttempt('un', { at: clock.now(), error: null })
+    lists.updateVersion({ ...lists.held('un')!.version, checked_at: clock.now() })
+    expect(lists.isStale('un', clock.now())).toBe(true)
+    expect(lists.staleReason('un', clock.now())).toBe(
+      'published 31 days ago, more than the 30-day threshold for this list',
+    )
+    const old = lists.screenName('EXAMPLE FRONT COMPANY')
+    expect(old.coverage).toMatchObject({ stale: true, lists_checked: [{ age_days: 31, stale: true }] })
+    expect(old.note).toContain('31 days old; stale: published 31 days ago')
+    // An address screen promises the OFAC SDN list only: without it, nothing it promises was checked.
+    expect(lists.screenAddress('0x0000000000000000000000000000000000000001').coverage).toMatchObject({
+      status: 'none',
+      lists_promised: ['ofac_sdn'],
+      lists_checked: [],
+    })
+  })
+
+  it('tells a list that is loading from one whose first read failed', () => {
+    const { clock, lists } = setUp('2026-01-20T06:00:00.000Z', ['un', 'eu'])
+    expect(lists.listStates().map((state) => [state.list_key, state.state])).toEqual([
+      ['ofac_sdn', 'not_configured'],
+      ['eu', 'loading'],
+      ['un', 'loading'],
+    ])
+    lists.recordAttempt('eu', { at: clock.now(), error: 'HTTP 503' })
+    expect(lists.listStates()[1]).toMatchObject({
+      list_key: 'eu',
+      state: 'load_failed',
+      detail: expect.stringContaining('HTTP 503'),
+    })
   })
 
   it('takes a newer row of the version it holds, and ignores rows of other versions', () => {

@@ -1,5 +1,14 @@
 import type { Clock } from '../context.ts'
 import {
+  ADDRESS_SCREEN_LISTS,
+  coverageOf,
+  DEFAULT_MAX_LIST_AGE_DAYS,
+  daysSince,
+  type ListState,
+  NAME_SCREEN_LISTS,
+  type SanctionsCoverage,
+} from './coverage.ts'
+import {
   type FuzzyScreenOptions,
   type FuzzyScreenResult,
   fuzzyIndexOf,
@@ -41,15 +50,28 @@ export interface LoadedList {
   checked_at: Date
 }
 
-/** What a screen against the held lists gives: matches, or `unavailable` (never clean). */
+/**
+ * What a screen against the held lists gives: matches with the coverage of the lists the screen
+ * promises (a name screen all three, an address screen OFAC SDN), or `unavailable` (never clean).
+ */
 export type SanctionsScreening =
-  | (ScreenResult & { status: 'ok'; lists: LoadedList[]; note: string })
-  | { status: 'unavailable'; reason: 'sanctions_lists_not_loaded'; note: string }
+  | (ScreenResult & { status: 'ok'; lists: LoadedList[]; note: string; coverage: SanctionsCoverage })
+  | {
+      status: 'unavailable'
+      reason: 'sanctions_lists_not_loaded'
+      note: string
+      coverage: SanctionsCoverage
+    }
 
 /** A fuzzy screen against the held lists: matches with score breakdowns, or `unavailable`. */
 export type FuzzyScreening =
-  | (FuzzyScreenResult & { status: 'ok'; lists: LoadedList[]; note: string })
-  | { status: 'unavailable'; reason: 'sanctions_lists_not_loaded'; note: string }
+  | (FuzzyScreenResult & { status: 'ok'; lists: LoadedList[]; note: string; coverage: SanctionsCoverage })
+  | {
+      status: 'unavailable'
+      reason: 'sanctions_lists_not_loaded'
+      note: string
+      coverage: SanctionsCoverage
+    }
 
 /** A stored list version and its entries, as held for screening. */
 export interface HeldList {
@@ -67,6 +89,12 @@ export interface ScreeningIndexOptions {
   clock: Clock
   /** A list not confirmed current for this long is reported stale in the list note. */
   staleAfterMs: number
+  /** Days since publication after which a list is stale (default DEFAULT_MAX_LIST_AGE_DAYS). */
+  maxAgeDays?: Partial<Record<ListKey, number>>
+  /** Whether a list has a refresh source (default: none has); shapes the note and the reason a list is missing. */
+  configured?: (key: ListKey) => boolean
+  /** How often lists with a source are re-read (for the note); default 24 h. */
+  refreshIntervalMs?: number
   log?: SanctionsLog
 }
 
@@ -90,8 +118,17 @@ export interface ScreeningIndex {
   loaded(key: ListKey): LoadedList | null
   /** The lists held now (in LIST_KEYS order). */
   loadedLists(): LoadedList[]
-  /** A held list not confirmed current for too long, or whose latest refresh failed. */
+  /**
+   * A held list published longer ago than its threshold, not confirmed current for too long, or
+   * whose latest refresh failed.
+   */
   isStale(key: ListKey, now: Date): boolean
+  /** Why a held list is stale, null when it is not (or not held). */
+  staleReason(key: ListKey, now: Date): string | null
+  /** Every list's state now: loaded (with age), loading, not configured or failed to load. */
+  listStates(): ListState[]
+  /** The coverage a screen promising `promised` has now. */
+  coverage(promised: readonly ListKey[]): SanctionsCoverage
   /** The `list_note` of a screen result: dates of the lists, and how old a list is when refreshes fail. */
   listNote(): string
   screenName(name: string, options?: ScreenOptions): SanctionsScreening
@@ -130,6 +167,9 @@ function errorText(error: unknown): string {
  */
 export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningIndex {
   const { clock, staleAfterMs } = options
+  const maxAgeDays = { ...DEFAULT_MAX_LIST_AGE_DAYS, ...options.maxAgeDays }
+  const configured = options.configured ?? (() => false)
+  const refreshHours = Math.round((options.refreshIntervalMs ?? 24 * HOUR) / HOUR)
   const log: SanctionsLog = options.log ?? (() => {})
   const held = new Map<ListKey, HeldList>()
   const attempts = new Map<ListKey, RefreshAttempt>()
@@ -181,12 +221,67 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     }
   }
 
-  function isStale(key: ListKey, now: Date): boolean {
+  function staleReason(key: ListKey, now: Date): string | null {
     const list = held.get(key)
-    if (!list) return false
+    if (!list) return null
     const attempt = attempts.get(key)
-    const failedSince = attempt?.error != null && attempt.at.getTime() >= list.version.checked_at.getTime()
-    return failedSince || now.getTime() - list.version.checked_at.getTime() > staleAfterMs
+    if (attempt?.error != null && attempt.at.getTime() >= list.version.checked_at.getTime()) {
+      return `the latest refresh failed (${attempt.error}); the copy in use was last confirmed ${dayOf(list.version.checked_at)}`
+    }
+    const asOf = list.version.publication_date ?? dayOf(list.version.fetched_at)
+    const age = daysSince(asOf, now)
+    if (age > maxAgeDays[key]) {
+      return `${list.version.publication_date ? 'published' : 'fetched'} ${age} days ago, more than the ${maxAgeDays[key]}-day threshold for this list`
+    }
+    if (configured(key) && now.getTime() - list.version.checked_at.getTime() > staleAfterMs) {
+      return `not confirmed current since ${dayOf(list.version.checked_at)}: no refresh has succeeded since`
+    }
+    return null
+  }
+
+  function isStale(key: ListKey, now: Date): boolean {
+    return staleReason(key, now) !== null
+  }
+
+  function listStates(): ListState[] {
+    const now = clock.now()
+    return LIST_KEYS.map((key): ListState => {
+      const list = loaded(key)
+      if (list) {
+        const reason = staleReason(key, now)
+        return {
+          list_key: key,
+          state: 'loaded',
+          publication_date: list.publication_date,
+          as_of: list.as_of,
+          age_days: daysSince(list.as_of, now),
+          max_age_days: maxAgeDays[key],
+          stale: reason !== null,
+          stale_reason: reason,
+        }
+      }
+      if (!configured(key)) {
+        return {
+          list_key: key,
+          state: 'not_configured',
+          detail:
+            'no list source is configured and no copy is stored: set its SANCTIONS_*_SOURCE, or run npm run lists:import -- <folder>',
+        }
+      }
+      const attempt = attempts.get(key)
+      if (attempt?.error != null) {
+        return {
+          list_key: key,
+          state: 'load_failed',
+          detail: `reading its source failed (${attempt.error}); retried hourly, or load a file with npm run lists:import -- <folder>`,
+        }
+      }
+      return { list_key: key, state: 'loading', detail: 'its first version is being downloaded and parsed' }
+    })
+  }
+
+  function coverage(promised: readonly ListKey[]): SanctionsCoverage {
+    return coverageOf(listStates(), promised)
   }
 
   function listNote(): string {
@@ -195,31 +290,74 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     if (lists.length === 0) {
       return 'No sanctions list is loaded yet; nothing can be screened until the first list version is loaded.'
     }
-    const parts = [
-      `Lists refreshed daily; ${lists.map((list) => `${list.list} as of ${list.as_of}`).join(', ')}.`,
-    ]
-    for (const list of lists) {
-      if (!isStale(list.list_key, now)) continue
-      const failed = attempts.get(list.list_key)?.error != null
+    const describe = (list: LoadedList) => {
+      const age = daysSince(list.as_of, now)
+      const reason = staleReason(list.list_key, now)
+      return `${list.list} as of ${list.as_of} (${list.publication_date ? 'publication date' : 'fetch date; the file gives no publication date'}, ${age} day${age === 1 ? '' : 's'} old${reason ? `; stale: ${reason}` : ''})`
+    }
+    const parts = [`Lists in use: ${lists.map(describe).join(', ')}.`]
+    const refreshed = lists.filter((list) => configured(list.list_key))
+    const fixed = lists.filter((list) => !configured(list.list_key))
+    if (refreshed.length > 0) {
+      parts.push(
+        `${refreshed.map((list) => list.list).join(', ')}: re-read from ${refreshed.length === 1 ? 'its source' : 'their sources'} every ${refreshHours} hours.`,
+      )
+    }
+    if (fixed.length > 0) {
+      parts.push(
+        `${fixed.map((list) => list.list).join(', ')}: no refresh source configured; the stored copy is used as it is.`,
+      )
+    }
+    for (const list of refreshed) {
+      const attempt = attempts.get(list.list_key)
+      const failed = attempt?.error != null && attempt.at.getTime() >= list.checked_at.getTime()
+      if (!failed && now.getTime() - list.checked_at.getTime() <= staleAfterMs) continue
       parts.push(
         `${list.list}: the copy in use was last refreshed ${describeAge(now.getTime() - list.checked_at.getTime())} ago (${dayOf(list.checked_at)}); ${failed ? 'the latest refresh failed' : 'no refresh has succeeded since'}, so it may be out of date.`,
       )
     }
-    const missing = LIST_KEYS.filter((key) => !held.has(key)).map((key) => LIST_DISPLAY_NAMES[key])
-    if (missing.length > 0) parts.push(`Not loaded, so not checked: ${missing.join(', ')}.`)
+    const missing = listStates().filter((state) => state.state !== 'loaded')
+    if (missing.length > 0) {
+      parts.push(
+        `Not loaded, so not checked: ${missing.map((state) => `${LIST_DISPLAY_NAMES[state.list_key]} (${state.state})`).join(', ')}.`,
+      )
+    }
     return parts.join(' ')
   }
 
   function fuzzyScreening(run: (index: SanctionsIndex) => FuzzyScreenResult): FuzzyScreening {
     const current = index
-    if (!current) return { status: 'unavailable', reason: 'sanctions_lists_not_loaded', note: listNote() }
-    return { status: 'ok', ...run(current), lists: loadedLists(), note: listNote() }
+    const promised = coverage(NAME_SCREEN_LISTS)
+    if (!current)
+      return {
+        status: 'unavailable',
+        reason: 'sanctions_lists_not_loaded',
+        note: listNote(),
+        coverage: promised,
+      }
+    return { status: 'ok', ...run(current), lists: loadedLists(), note: listNote(), coverage: promised }
   }
 
-  function screening(run: (index: SanctionsIndex) => ScreenResult): SanctionsScreening {
+  function screening(
+    promised: readonly ListKey[],
+    run: (index: SanctionsIndex) => ScreenResult,
+  ): SanctionsScreening {
     const current = index
-    if (!current) return { status: 'unavailable', reason: 'sanctions_lists_not_loaded', note: listNote() }
-    return { status: 'ok', ...run(current), lists: loadedLists(), note: listNote() }
+    if (!current) {
+      return {
+        status: 'unavailable',
+        reason: 'sanctions_lists_not_loaded',
+        note: listNote(),
+        coverage: coverage(promised),
+      }
+    }
+    return {
+      status: 'ok',
+      ...run(current),
+      lists: loadedLists(),
+      note: listNote(),
+      coverage: coverage(promised),
+    }
   }
 
   return {
@@ -240,13 +378,17 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     loaded,
     loadedLists,
     isStale,
+    staleReason,
+    listStates,
+    coverage,
     listNote,
-    screenName: (name, screenOptions) => screening((current) => screenName(current, name, screenOptions)),
+    screenName: (name, screenOptions) =>
+      screening(NAME_SCREEN_LISTS, (current) => screenName(current, name, screenOptions)),
     screenNameFuzzy: (name, screenOptions) =>
       fuzzyScreening((current) => screenNameFuzzy(current, name, screenOptions)),
     screenAddress: (address, screenOptions) =>
-      screening((current) => screenAddress(current, address, screenOptions)),
+      screening(ADDRESS_SCREEN_LISTS, (current) => screenAddress(current, address, screenOptions)),
     screenRegistration: (number, country, screenOptions) =>
-      screening((current) => screenRegistration(current, number, country, screenOptions)),
+      screening(NAME_SCREEN_LISTS, (current) => screenRegistration(current, number, country, screenOptions)),
   }
 }

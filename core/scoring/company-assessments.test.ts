@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { fakeCoverage } from '../../test/support/sanctions/coverage-fixtures.ts'
 import { countryRisk } from '../reference/index.ts'
 import type { KboEnterprise } from '../sources/kbo.ts'
 import type { KvkCompany } from '../sources/kvk.ts'
@@ -14,6 +15,7 @@ import {
   assessSanctions,
   assessTls,
   assessVies,
+  assessWallet,
   countryRiskWeight,
 } from './company-assessments.ts'
 
@@ -277,7 +279,13 @@ describe('IBAN, country and sanctions assessments', () => {
     const clear = assessSanctions({
       names: ['Veneco'],
       fetched_at: AT,
-      result: { status: 'ok', possible_match: false, matches: [], list_dates: { 'OFAC SDN': '2026-02-27' } },
+      result: {
+        status: 'ok',
+        possible_match: false,
+        matches: [],
+        list_dates: { 'OFAC SDN': '2026-02-27' },
+        coverage: fakeCoverage(),
+      },
     })
     expect(clear).toMatchObject({ status: 'ok', sanctions_match: false })
     expect(clear.factors[0]).toMatchObject({ factor: 'sanctions_clear', weight: 10 })
@@ -298,6 +306,7 @@ describe('IBAN, country and sanctions assessments', () => {
           },
         ],
         list_dates: {},
+        coverage: fakeCoverage(),
       },
     })
     expect(flagged).toMatchObject({ sanctions_match: true })
@@ -308,5 +317,67 @@ describe('IBAN, country and sanctions assessments', () => {
       result: { status: 'unavailable', reason: 'sanctions_lists_not_loaded' },
     })
     expect(none).toMatchObject({ status: 'unavailable', reason: 'sanctions_lists_not_loaded' })
+  })
+
+  it('never calls a screen clear when a promised list was not checked: partial, no clear points', () => {
+    const partial = assessSanctions({
+      names: ['Veneco'],
+      fetched_at: AT,
+      result: {
+        status: 'ok',
+        possible_match: false,
+        matches: [],
+        list_dates: { 'UN Security Council Consolidated List': '2026-01-02' },
+        coverage: fakeCoverage(undefined, ['un']),
+      },
+    })
+    expect(partial).toMatchObject({ status: 'partial', sanctions_match: false })
+    expect(partial.missing).toContain('OFAC SDN (load_failed')
+    expect(partial.factors).toEqual([
+      expect.objectContaining({
+        factor: 'sanctions_partial',
+        status: 'partial',
+        weight: -5,
+        severity: 'high',
+      }),
+    ])
+    expect(partial.factors[0]?.evidence).toContain('UN Security Council Consolidated List 2026-01-02')
+    expect(partial.factors[0]?.evidence).not.toContain('OFAC SDN 2026')
+    // A match on the lists that were checked still flags, whatever is missing.
+    const matched = assessSanctions({
+      names: ['Example'],
+      fetched_at: AT,
+      result: {
+        status: 'ok',
+        possible_match: true,
+        matches: [
+          {
+            list: 'UN Security Council Consolidated List',
+            list_key: 'un',
+            entry_id: '1',
+            matched_name: 'EXAMPLE',
+            match_type: 'name_exact',
+            match_score: 1,
+          },
+        ],
+        list_dates: {},
+        coverage: fakeCoverage(undefined, ['un']),
+      },
+    })
+    expect(matched).toMatchObject({ status: 'partial', sanctions_match: true })
+  })
+
+  it('says a wallet is not listed only when the OFAC digital currency addresses were checked', () => {
+    const screen = (loaded: ('ofac_sdn' | 'eu' | 'un')[]) =>
+      assessWallet('0x0000000000000000000000000000000000000001', 'eth', AT, {
+        status: 'ok',
+        possible_match: false,
+        matches: [],
+        list_dates: {},
+        coverage: fakeCoverage(['ofac_sdn'], loaded),
+      })
+    expect(screen(['eu', 'un']).factors[1]).toMatchObject({ factor: 'wallet_screen_partial' })
+    expect(screen(['eu', 'un']).factors.map((f) => f.factor)).not.toContain('wallet_sanctions_clear')
+    expect(screen(['ofac_sdn']).factors[1]).toMatchObject({ factor: 'wallet_sanctions_clear' })
   })
 })

@@ -1,5 +1,6 @@
 import type { CountryRisk } from '../reference/index.ts'
 import { lookupBank } from '../reference/index.ts'
+import { coverageSummary } from '../sanctions/coverage.ts'
 import type {
   DnsProfile,
   KboEnterprise,
@@ -14,7 +15,7 @@ import { ibanCountry } from '../validate/index.ts'
 import type { FactorName, FactorSeverity, RiskFactor, SourceAssessment, SourceRole } from './factors.ts'
 import { compareCompanyNames } from './name-match.ts'
 import type { SanctionsNameScreenResult } from './sanctions-name-result.ts'
-import { unavailableAssessment } from './trust-score.ts'
+import { PARTIAL_SANCTIONS_PENALTY, unavailableAssessment } from './trust-score.ts'
 
 /*
  * Source result -> findings with weights. Every weight here is listed in METHODOLOGY.md; change
@@ -522,16 +523,26 @@ export function assessWallet(
       true,
     )
   }
-  const lists = Object.entries(screen.list_dates)
-    .map(([list, date]) => `${list} ${date}`)
-    .join(', ')
+  // "Not listed" needs the OFAC SDN list, the only one that publishes digital currency addresses.
+  if (screen.coverage.status !== 'complete') {
+    return assessment(
+      factor(
+        'wallet_screen',
+        'wallet_screen_partial',
+        'low',
+        0,
+        `${address} is not known to be listed, but the OFAC digital currency addresses were not checked (${coverageSummary(screen.coverage)})`,
+      ),
+      false,
+    )
+  }
   return assessment(
     factor(
       'wallet_screen',
       'wallet_sanctions_clear',
       'info',
       0,
-      `${address} is not a listed address on ${lists || 'the loaded lists'}`,
+      `${address} is not a listed digital currency address on ${coverageSummary(screen.coverage)}`,
     ),
     false,
   )
@@ -576,15 +587,24 @@ export interface SanctionsScreening {
   fetched_at: string
 }
 
-/** Sanctions screening of the entity's names (METHODOLOGY.md "Sanctions"). */
+/**
+ * Sanctions screening of the entity's names (METHODOLOGY.md "Sanctions"). Clear only when every
+ * promised list was checked: with a list missing the assessment is `partial` (no clear points,
+ * an uncertainty penalty, and the recommendation at best manual_review); a match is a match
+ * whatever the coverage.
+ */
 export function assessSanctions(screening: SanctionsScreening): SourceAssessment {
   const { result, names, fetched_at } = screening
   if (result.status === 'unavailable') {
     return unavailableAssessment('sanctions', 'sanctions', result.reason, fetched_at, 'Sanctions screening')
   }
-  const lists = Object.entries(result.list_dates)
-    .map(([list, date]) => `${list} ${date}`)
-    .join(', ')
+  const { coverage } = result
+  const lists = coverageSummary(coverage)
+  const complete = coverage.status === 'complete'
+  const missing = complete
+    ? undefined
+    : `not checked: ${coverage.lists_not_checked.map((list) => `${list.list} (${list.reason}: ${list.detail})`).join('; ')}`
+  const quoted = names.map((n) => `"${n}"`).join(', ')
   if (result.possible_match) {
     const matches = result.matches
       .slice(0, 5)
@@ -593,17 +613,40 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
     return {
       source: 'sanctions',
       role: 'sanctions',
-      status: 'ok',
+      status: complete ? 'ok' : 'partial',
       fetched_at,
       sanctions_match: true,
+      ...(missing ? { missing } : {}),
       factors: [
         factor(
           'sanctions',
           'sanctions_possible_match',
           'critical',
           -60,
-          `possible match for ${names.map((n) => `"${n}"`).join(', ')}: ${matches}. A match is not a determination; clear it before doing business`,
+          `possible match for ${quoted}: ${matches}. A match is not a determination; clear it before doing business`,
         ),
+      ],
+    }
+  }
+  if (!complete) {
+    return {
+      source: 'sanctions',
+      role: 'sanctions',
+      status: 'partial',
+      fetched_at,
+      sanctions_match: false,
+      missing: missing as string,
+      factors: [
+        {
+          ...factor(
+            'sanctions',
+            'sanctions_partial',
+            'high',
+            PARTIAL_SANCTIONS_PENALTY,
+            `no match for ${quoted} on ${lists}; the screen is partial, so this is not a clear result`,
+          ),
+          status: 'partial',
+        },
       ],
     }
   }
@@ -619,7 +662,7 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
         'sanctions_clear',
         'info',
         10,
-        `no match for ${names.map((n) => `"${n}"`).join(', ')} on ${lists || 'the loaded lists'}`,
+        `no match for ${quoted} on ${lists}${coverage.stale ? '; a list screened is stale (see its date)' : ''}`,
       ),
     ],
   }

@@ -6,6 +6,8 @@ import { confidenceOf } from './trust-score.ts'
 export const SANCTIONS_MATCH_RISK = 95
 /** Risk added when the sanctions screen did not answer (never treated as clear). */
 export const SANCTIONS_UNAVAILABLE_RISK = 15
+/** Risk added when the sanctions screen checked only some of its lists (never treated as clear). */
+export const SANCTIONS_PARTIAL_RISK = 10
 
 /** Risk points per register outcome (enhanced tier's name search; METHODOLOGY.md "Risk score"). */
 const REGISTER_RISK: Record<string, number> = {
@@ -27,7 +29,7 @@ export interface EntityRisk {
 /**
  * The risk score of POST /v1/risk/score (0-100, higher is riskier; METHODOLOGY.md "Risk score"):
  * the jurisdiction's country risk, raised to 95 by a possible sanctions match, +15 when the
- * sanctions screen did not answer, and with a register search (enhanced tier) -5 for an active
+ * sanctions screen did not answer, +10 when it checked only some of its lists, and with a register search (enhanced tier) -5 for an active
  * registration under the name, +10 for none, +15 for an ended one, +5 when the register did not
  * answer. A source that fails only ever raises the risk.
  */
@@ -55,6 +57,9 @@ export function entityRiskOf(
     const raise = Math.max(0, SANCTIONS_MATCH_RISK - risk)
     risk += raise
     if (sanctionsFactor) factors.push({ ...sanctionsFactor, weight: raise })
+  } else if (sanctions.status === 'partial') {
+    risk += SANCTIONS_PARTIAL_RISK
+    if (sanctionsFactor) factors.push({ ...sanctionsFactor, weight: SANCTIONS_PARTIAL_RISK })
   } else if (sanctionsFactor) {
     factors.push({ ...sanctionsFactor, weight: 0 })
   }

@@ -3,10 +3,12 @@ export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical'
 export const SEVERITIES: readonly Severity[] = ['info', 'low', 'medium', 'high', 'critical']
 
 /**
- * Whether the source behind a finding answered. `not_checked`: the check could not be asked
- * (no register for the country, no number to look up); it is said, never shown as clean.
+ * Whether the source behind a finding answered. `partial`: it answered for only part of what it
+ * promises (a sanctions screen without every list), so it is never clean. `not_checked`: the
+ * check could not be asked (no register for the country, no number to look up); it is said,
+ * never shown as clean.
  */
-export type FactorStatus = 'ok' | 'unavailable' | 'not_checked'
+export type FactorStatus = 'ok' | 'partial' | 'unavailable' | 'not_checked'
 
 /** One finding behind a score (spec: "reports the source of each finding"). */
 export interface RiskFactor {
@@ -22,10 +24,13 @@ export interface RiskFactor {
   status: FactorStatus
 }
 
-/** Spec: Report source status: ok, or unavailable (with a reason). */
+/**
+ * Spec: Report source status: ok, or unavailable (with a reason); `partial` when a source
+ * answered for only part of what it promises (a sanctions screen without every list).
+ */
 export interface SourceStatus {
   source: string
-  status: 'ok' | 'unavailable'
+  status: 'ok' | 'partial' | 'unavailable'
   reason?: string
   /** ISO timestamp of the call. */
   fetched_at: string
@@ -57,6 +62,8 @@ export interface SourceAssessment {
   factors: RiskFactor[]
   /** Set by the sanctions assessment when a list matched. */
   sanctions_match?: boolean
+  /** What a `partial` source could not cover, in words (it bounds the recommendation). */
+  missing?: string
 }
 
 /**
@@ -113,6 +120,7 @@ export const FACTORS = {
   wallet_sanctions_clear: ['info'],
   wallet_sanctioned: ['critical'],
   wallet_not_screened: ['low'],
+  wallet_screen_partial: ['low'],
   // Country risk (country_risk), one per risk level
   country_risk_low: ['info'],
   country_risk_medium: ['low'],
@@ -120,6 +128,7 @@ export const FACTORS = {
   country_risk_very_high: ['critical'],
   // Sanctions (sanctions)
   sanctions_clear: ['info'],
+  sanctions_partial: ['high'],
   sanctions_possible_match: ['critical'],
 } as const satisfies Record<string, readonly Severity[]>
 

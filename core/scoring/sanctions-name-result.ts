@@ -1,3 +1,5 @@
+import type { SanctionsCoverage } from '../sanctions/coverage.ts'
+
 /** One possible sanctions match, as the sanctions engine reports it (spec: Sanctions match). */
 export interface SanctionsNameMatch {
   list: string
@@ -8,7 +10,11 @@ export interface SanctionsNameMatch {
   match_score: number
 }
 
-/** What screening one name gives: an answer, or `unavailable` (never clean). */
+/**
+ * What screening one name (or address) gives: an answer with the coverage of the lists it
+ * promises, or `unavailable` (never clean). An answer whose coverage is not complete is never
+ * a clear screen (DESIGN "Honest answers").
+ */
 export type SanctionsNameScreenResult =
   | {
       status: 'ok'
@@ -16,5 +22,7 @@ export type SanctionsNameScreenResult =
       matches: SanctionsNameMatch[]
       /** List name to the date of the loaded list version. */
       list_dates: Record<string, string>
+      /** Lists checked (with dates and ages) and lists not checked, with why. */
+      coverage: SanctionsCoverage
     }
-  | { status: 'unavailable'; reason: string }
+  | { status: 'unavailable'; reason: string; coverage?: SanctionsCoverage }

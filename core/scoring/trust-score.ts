@@ -52,6 +52,12 @@ export const UNAVAILABLE_PENALTY: Readonly<Record<SourceRole, number>> = {
   wallet: -1,
 }
 
+/**
+ * Points a partial sanctions screen costs (some promised lists not checked): half the
+ * unavailable penalty, and no clear points (METHODOLOGY.md "Sanctions").
+ */
+export const PARTIAL_SANCTIONS_PENALTY = -5
+
 /** Score bands of the clusters (lower bound inclusive). */
 export function clusterForScore(score: number): Exclude<Cluster, 'sanctions_flagged'> {
   if (score >= 80) return 'low_risk'
@@ -82,6 +88,11 @@ export interface TrustAssessment {
   recommendation: Recommendation
   /** 0-1: share of the evidence a full check relies on that was actually obtained. */
   confidence: number
+  /**
+   * Why the recommendation is not better than it is, when a missing or partial source bounds it
+   * (e.g. "manual_review: the sanctions screen is partial: ..."); empty otherwise.
+   */
+  recommendation_reasons: string[]
   risk_factors: RiskFactor[]
   /** Sources that were called, with their status. */
   sources: SourceStatus[]
@@ -100,9 +111,11 @@ export interface TrustAssessment {
  */
 export function scoreAssessments(assessments: readonly SourceAssessment[]): TrustAssessment {
   const riskFactors = assessments.flatMap((assessment) => assessment.factors)
+  // A partial source's factor is an uncertainty penalty like an unavailable one's.
+  const uncertain = (factor: RiskFactor) => factor.status === 'unavailable' || factor.status === 'partial'
   const weightOf = (status: 'unavailable' | 'answered') =>
     riskFactors
-      .filter((factor) => (factor.status === 'unavailable') === (status === 'unavailable'))
+      .filter((factor) => uncertain(factor) === (status === 'unavailable'))
       .reduce((total, factor) => total + factor.weight, 0)
   // Penalties apply after the cap, so a failed source costs its points even for a top score.
   const answeredScore = clamp(Math.round(BASE_TRUST_SCORE + weightOf('answered')), 0, 100)
@@ -112,20 +125,38 @@ export function scoreAssessments(assessments: readonly SourceAssessment[]): Trus
   const cluster: Cluster = flagged ? 'sanctions_flagged' : clusterForScore(trustScore)
 
   let recommendation = RECOMMENDATION_OF[cluster]
-  const roleAnswered = (role: SourceRole) =>
-    assessments.some((assessment) => assessment.role === role && assessment.status === 'ok')
-  // Nothing is approved without a sanctions screen that answered.
-  if (!roleAnswered('sanctions')) recommendation = stricterRecommendation(recommendation, 'manual_review')
+  const reasons: string[] = []
+  const bound = (floor: Recommendation, reason: string) => {
+    const stricter = stricterRecommendation(recommendation, floor)
+    if (stricter !== recommendation || floor === recommendation) reasons.push(`${floor}: ${reason}`)
+    recommendation = stricter
+  }
+  // Nothing is approved without a complete sanctions screen (every promised list checked).
+  const sanctions = assessments.find((assessment) => assessment.role === 'sanctions')
+  if (!flagged && sanctions?.status !== 'ok') {
+    bound(
+      'manual_review',
+      sanctions?.status === 'partial'
+        ? `the sanctions screen is partial: ${sanctions.missing ?? 'not every list was checked'}`
+        : `no sanctions screen answered (${sanctions?.reason ?? 'not screened'})`,
+    )
+  }
   // A register that was asked and did not answer leaves the company unconfirmed.
-  const registerDown = assessments.some((a) => a.role === 'register' && a.status === 'unavailable')
-  if (registerDown) recommendation = stricterRecommendation(recommendation, 'approve_with_monitoring')
+  const registerDown = assessments.find((a) => a.role === 'register' && a.status === 'unavailable')
+  if (registerDown) {
+    bound(
+      'approve_with_monitoring',
+      `the register (${registerDown.source}) did not answer (${registerDown.reason ?? 'unknown'})`,
+    )
+  }
 
   const sources: SourceStatus[] = assessments
     .filter((assessment) => assessment.status !== 'not_checked')
     .map((assessment) => ({
       source: assessment.source,
-      status: assessment.status === 'ok' ? 'ok' : 'unavailable',
+      status: assessment.status === 'not_checked' ? 'unavailable' : assessment.status,
       ...(assessment.status === 'unavailable' ? { reason: assessment.reason ?? 'unknown' } : {}),
+      ...(assessment.status === 'partial' ? { reason: assessment.missing ?? 'partial' } : {}),
       fetched_at: assessment.fetched_at ?? '',
     }))
 
@@ -134,6 +165,7 @@ export function scoreAssessments(assessments: readonly SourceAssessment[]): Trus
     cluster,
     recommendation,
     confidence: confidenceOf(assessments),
+    recommendation_reasons: reasons,
     risk_factors: riskFactors,
     sources,
     sources_checked: sources.filter((source) => source.status === 'ok').length,
@@ -151,6 +183,8 @@ export function confidenceOf(assessments: readonly SourceAssessment[]): number {
   for (const assessment of assessments) {
     const importance = SOURCE_IMPORTANCE[assessment.role]
     if (assessment.status === 'ok') answered += importance
+    // A partial source counts half: it answered for part of what it promises.
+    if (assessment.status === 'partial') answered += importance / 2
     if (assessment.status !== 'not_checked' || CORE_ROLES.includes(assessment.role)) expected += importance
   }
   for (const role of CORE_ROLES) {

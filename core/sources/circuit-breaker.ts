@@ -2,9 +2,26 @@ import type { Clock } from '../context.ts'
 
 export type CircuitState = 'closed' | 'open' | 'half_open'
 
+/**
+ * What the breaker measured of its upstream's recent calls (GET /v1/providers): the circuit, the
+ * last success, the last failure with its reason, and the calls of the recent window.
+ */
+export interface CallHealth {
+  state: CircuitState
+  last_success_at: Date | null
+  last_failure: { at: Date; reason: string } | null
+  /** Calls that reported back within the window (at most the last 100). */
+  recent_calls: number
+  recent_failures: number
+  /** The window the recent counts cover, in milliseconds. */
+  window_ms: number
+}
+
 export interface CircuitBreakerOptions {
   /** Consecutive failures that open the circuit. Default 5. */
   failureThreshold?: number
+  /** How far back `health()` counts calls. Default 15 minutes. */
+  healthWindowMs?: number
   /** How long the circuit stays open before one trial call is let through. Default 30 s. */
   coolDownMs?: number
   /** Injected clock (tests move time by hand). */
@@ -21,13 +38,15 @@ export interface CircuitBreaker {
   tryAcquire(): boolean
   /** The admitted call succeeded (a not-found answer is a success). */
   recordSuccess(): void
-  /** The admitted call failed because of upstream trouble. */
-  recordFailure(): void
+  /** The admitted call failed because of upstream trouble (`reason`: why, for the provider list). */
+  recordFailure(reason?: string): void
   /**
    * The admitted call ended in a way that says nothing about the upstream's health (e.g. the
    * target was refused by the SSRF guard before any request); frees a half-open trial slot.
    */
   release(): void
+  /** The measured health of the upstream: circuit, last success, last failure, recent error rate. */
+  health(): CallHealth
 }
 
 /**
@@ -47,6 +66,15 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
   let failures = 0
   let openedAt = 0
   let trialInFlight = false
+  const windowMs = options.healthWindowMs ?? 15 * 60_000
+  let lastSuccessAt: Date | null = null
+  let lastFailure: { at: Date; reason: string } | null = null
+  /** The latest calls' outcomes (time, ok), oldest first, at most 100. */
+  const recent: { at: number; ok: boolean }[] = []
+  const note = (ok: boolean) => {
+    recent.push({ at: clock.now().getTime(), ok })
+    if (recent.length > 100) recent.shift()
+  }
 
   const current = (): CircuitState => {
     if (state === 'open' && clock.now().getTime() - openedAt >= coolDownMs) {
@@ -76,17 +104,33 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
       failures = 0
       state = 'closed'
       trialInFlight = false
+      lastSuccessAt = clock.now()
+      note(true)
     },
     release() {
       trialInFlight = false
     },
-    recordFailure() {
+    recordFailure(reason = 'upstream_error') {
+      lastFailure = { at: clock.now(), reason }
+      note(false)
       if (current() === 'half_open') {
         open()
         return
       }
       failures += 1
       if (failures >= threshold) open()
+    },
+    health() {
+      const since = clock.now().getTime() - windowMs
+      const calls = recent.filter((call) => call.at >= since)
+      return {
+        state: current(),
+        last_success_at: lastSuccessAt,
+        last_failure: lastFailure,
+        recent_calls: calls.length,
+        recent_failures: calls.filter((call) => !call.ok).length,
+        window_ms: windowMs,
+      }
     },
   }
 }

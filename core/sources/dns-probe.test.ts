@@ -74,12 +74,44 @@ describe('DNS probe over a real UDP resolver', () => {
     })
   })
 
-  it('answers NXDOMAIN as a domain that does not exist, an ok answer', async () => {
+  it('answers NXDOMAIN as a domain that does not exist, an ok answer, once the parent zone resolves', async () => {
+    const asked = fake.queries.length
     const result = await probe().probe('no-such-domain.example')
     expect(result).toMatchObject({
       status: 'ok',
       data: { domain_exists: false, has_mx: false, has_spf: false },
     })
+    expect(fake.queries.slice(asked)).toContainEqual({ name: 'example', type: 'SOA' })
+  })
+
+  it('never reports "does not exist" from a resolver that answers NXDOMAIN for every name', async () => {
+    fake.behave({ mode: 'error', error: 'nxdomain' })
+    const result = await probe().probe('gmail.com')
+    expect(result).toMatchObject({ status: 'unavailable', reason: 'resolver_unreliable' })
+    expect(result.status === 'unavailable' && result.detail).toContain('parent zone com')
+  })
+
+  it('asks the parent zone once in a while, not for every absent name', async () => {
+    const dns = probe()
+    await dns.probe('absent-one.example')
+    const asked = fake.queries.length
+    expect(await dns.probe('absent-two.example')).toMatchObject({ data: { domain_exists: false } })
+    expect(fake.queries.slice(asked).filter((query) => query.type === 'SOA')).toEqual([])
+  })
+
+  it('takes a parent zone without an SOA of its own (co.uk inside uk) as found', async () => {
+    const zones = await startFakeDnsServer({ zones: { uk: { SOA: true }, 'co.uk': { A: ['192.0.2.1'] } } })
+    try {
+      const dns = createDnsProbe({
+        resolver: createDnsResolver({ servers: [zones.server], timeoutMs: 1000, tries: 1 }),
+        timeoutMs: 2000,
+        clock,
+      })
+      expect(await dns.probe('absent.co.uk')).toMatchObject({ status: 'ok', data: { domain_exists: false } })
+      expect(zones.queries).toContainEqual({ name: 'co.uk', type: 'SOA' })
+    } finally {
+      await zones.close()
+    }
   })
 
   it('recognises a null MX as no mail', async () => {
@@ -149,6 +181,7 @@ describe('DNS probe over a real UDP resolver', () => {
       resolver: {
         resolveMx: async () => [{ exchange: 'in.memory', priority: 1 }],
         resolveTxt: async (name) => (name.startsWith('_dmarc.') ? [['v=DMARC1; p=none']] : [['v=spf1 -all']]),
+        resolveSoa: async () => ({}),
       },
     })
     expect(await dns.probe('memory.example')).toMatchObject({

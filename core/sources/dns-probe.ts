@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises'
-import { getDomain } from 'tldts'
+import { getDomain, getPublicSuffix } from 'tldts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import { normaliseDomain } from './rdap.ts'
 import { runSourceCall } from './source-call.ts'
@@ -15,6 +15,11 @@ export interface DnsResolverPort {
   resolveMx(name: string, signal?: AbortSignal): Promise<{ exchange: string; priority: number }[]>
   /** Each record is its character-strings; join them to read the record. */
   resolveTxt(name: string, signal?: AbortSignal): Promise<string[][]>
+  /**
+   * The SOA of a zone. Asked of the parent zone (the public suffix, e.g. `com`) before an
+   * NXDOMAIN is believed: a resolver that cannot find `com` either is broken, not informative.
+   */
+  resolveSoa(name: string, signal?: AbortSignal): Promise<unknown>
 }
 
 export interface DnsResolverOptions {
@@ -40,6 +45,7 @@ export function createDnsResolver(options: DnsResolverOptions = {}): DnsResolver
   return {
     resolveMx: (name, signal) => make(signal).resolveMx(name),
     resolveTxt: (name, signal) => make(signal).resolveTxt(name),
+    resolveSoa: (name, signal) => make(signal).resolveSoa(name),
   }
 }
 
@@ -62,6 +68,8 @@ export interface DnsProfile {
 
 export interface DnsProbeOptions extends Omit<SourceClientOptions, 'fetch'> {
   resolver: DnsResolverPort
+  /** How long a parent zone found by the resolver is trusted before it is asked again. Default 10 minutes. */
+  zoneConfirmedForMs?: number
 }
 
 export interface DnsProbe {
@@ -79,10 +87,39 @@ const ABSENT = new Set(['ENOTFOUND', 'ENODATA'])
  * and unreachable nameservers make the whole probe `unavailable`, so a missing DMARC record is
  * never reported when the question could not be answered. DMARC falls back to the
  * organisational domain (RFC 7489 section 6.6.3).
+ *
+ * "Does not exist" is a finding only from a resolver shown to work (DESIGN "Honest answers":
+ * environment faults are never facts): before a name is reported absent, the SOA of its parent
+ * zone (the public suffix, e.g. `com`, `co.uk`) must resolve. A resolver that answers NXDOMAIN
+ * for the parent zone too answers NXDOMAIN for everything: the probe is then `unavailable` /
+ * `resolver_unreliable`, never "does not exist".
  */
 export function createDnsProbe(options: DnsProbeOptions): DnsProbe {
   const { clock, timeoutMs, breaker } = resolveCommon(options)
   const { resolver } = options
+  const confirmedForMs = options.zoneConfirmedForMs ?? 600_000
+  /** Parent zones the resolver found lately, with when; a failure is never remembered. */
+  const zonesFound = new Map<string, number>()
+
+  /** Throws unless the resolver finds the parent zone of `name` (so its NXDOMAIN can be believed). */
+  const confirmResolver = async (name: string, signal: AbortSignal): Promise<void> => {
+    const zone = getPublicSuffix(name) ?? name.split('.').at(-1) ?? name
+    const found = zonesFound.get(zone)
+    if (found !== undefined && clock.now().getTime() - found < confirmedForMs) return
+    try {
+      await resolver.resolveSoa(zone, signal)
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      // ENODATA: the zone name exists (no SOA of its own, e.g. co.uk inside uk): the resolver works.
+      if (code !== 'ENODATA') {
+        throw new UpstreamFailure(
+          'resolver_unreliable',
+          `the resolver answers ${code ?? 'an error'} for the parent zone ${zone} too, so its NXDOMAIN for ${name} proves nothing`,
+        )
+      }
+    }
+    zonesFound.set(zone, clock.now().getTime())
+  }
 
   const ask = async <T>(question: () => Promise<T>, empty: T): Promise<{ value: T; nxdomain: boolean }> => {
     try {
@@ -119,11 +156,13 @@ export function createDnsProbe(options: DnsProbeOptions): DnsProbe {
             dmarcRecord = findRecord((await txtOf(`_dmarc.${orgDomain}`)).value, /^v=dmarc1\b/i)
             dmarcDomain = orgDomain
           }
+          const absent = mx.nxdomain && txt.nxdomain
+          if (absent) await confirmResolver(name, signal)
           const realMx = mx.value.filter((m) => m.exchange !== '' && m.exchange !== '.')
           const spf = findRecord(txt.value, /^v=spf1(\s|$)/i)
           return {
             domain: name,
-            domain_exists: !(mx.nxdomain && txt.nxdomain),
+            domain_exists: !absent,
             has_mx: realMx.length > 0,
             mx: [...realMx].sort((a, b) => a.priority - b.priority),
             null_mx: mx.value.length === 1 && realMx.length === 0,

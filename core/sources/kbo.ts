@@ -52,12 +52,19 @@ export interface KboLookupOptions {
   breaker?: CircuitBreaker
   /** Preferred languages for names, addresses and code descriptions. Default Dutch, French. */
   languages?: ('nl' | 'fr' | 'de' | 'en')[]
+  /** True while an extract is being imported (the first import at start-up). */
+  importing?: () => boolean
 }
 
 export interface KboLookup {
   readonly source: 'kbo'
   /** Accepts `0200.065.765`, `0200065765`, `BE0200065765` or the old 9-digit form. */
   lookupEnterprise(enterpriseNumber: string): Promise<SourceResult<KboEnterprise>>
+  /**
+   * Whether the open data can be looked up: `loaded`, `importing` (the first import runs) or
+   * `absent` (never imported). The service's own state, checked before a call is charged.
+   */
+  datasetState(): Promise<'loaded' | 'importing' | 'absent'>
 }
 
 const LANGUAGE_CODE: Record<string, KboEnterprise['names'][number]['language']> = {
@@ -90,6 +97,10 @@ export function createKboLookup(options: KboLookupOptions): KboLookup {
 
   return {
     source: 'kbo',
+    async datasetState() {
+      if (await store.getImportState()) return 'loaded'
+      return options.importing?.() ? 'importing' : 'absent'
+    },
     lookupEnterprise(input) {
       return runSourceCall({
         source: 'kbo',

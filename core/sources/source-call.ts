@@ -51,7 +51,7 @@ export async function runSourceCall<T>(options: SourceCallOptions<T>): Promise<S
       ? (controller.signal.reason as UpstreamFailure)
       : toFailure(error)
     if (NEUTRAL_REASONS.has(failure.reason)) breaker?.release()
-    else breaker?.recordFailure()
+    else breaker?.recordFailure(failure.detail ? `${failure.reason}: ${failure.detail}` : failure.reason)
     const result: SourceResult<T> = {
       source,
       status: 'unavailable',

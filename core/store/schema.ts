@@ -22,6 +22,7 @@ export {
   webhookDeliveries,
   webhooks,
 } from './tables/monitoring.ts'
+export { maintenanceState, providerRegistrations } from './tables/operations.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
 export { entityReports, reportIdentifiers } from './tables/reports.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'

@@ -1,4 +1,5 @@
 import { AdminCreateKeyInput, AdminCreditInput, AdminExpireInput } from '../../core/keys/index.ts'
+import { MaintenanceInput } from '../../core/maintenance/index.ts'
 import { AdminRefreshInput } from '../../core/monitoring/operator-view.ts'
 import { toJsonSchema } from '../../core/operations/json-schema.ts'
 import { KeysUsageResult } from '../../core/operations/keys-usage.ts'
@@ -128,7 +129,54 @@ const adminSanctionsLists: RouteDescription = {
   errors: [401, 403, 429, 500, 503],
 }
 
+const maintenanceStateSchema = {
+  type: 'object',
+  properties: {
+    enabled: { type: 'boolean', description: 'True while priced and key routes answer 503' },
+    message: { type: 'string', description: 'What callers are told while it is on' },
+    retry_after_seconds: { type: 'integer', description: 'The Retry-After callers get while it is on' },
+    changed_at: { type: ['string', 'null'], description: 'When it was last switched (null: never)' },
+    changed_by: {
+      type: ['string', 'null'],
+      enum: ['admin_api', 'cli', null],
+      description: 'Who switched it last: the operator API or the CLI (null: never)',
+    },
+  },
+  required: ['enabled', 'message', 'retry_after_seconds', 'changed_at', 'changed_by'],
+  additionalProperties: false,
+}
+
+const MAINTENANCE_NOTE =
+  'While on, every priced and key route answers 503 with the message, Retry-After and errorCode maintenance, charging nothing (the operator key still works); /health (status maintenance) and the public routes keep answering. Every process on the database follows within 2 seconds. Also: npm run cli -- maintenance on|off|status.'
+
+const adminMaintenanceGet: RouteDescription = {
+  id: 'admin_maintenance_get',
+  method: 'GET',
+  path: '/v1/admin/maintenance',
+  tags: ['Operator'],
+  summary: 'Operator: the maintenance switch',
+  description: `${OPERATOR_ONLY} ${MAINTENANCE_NOTE}`,
+  access: 'key',
+  responses: [jsonResponse(200, 'The switch now', maintenanceStateSchema)],
+  errors: [401, 403, 429, 500, 503],
+}
+
+const adminMaintenanceSet: RouteDescription = {
+  id: 'admin_maintenance_set',
+  method: 'PUT',
+  path: '/v1/admin/maintenance',
+  tags: ['Operator'],
+  summary: 'Operator: turn maintenance mode on or off',
+  description: `${OPERATOR_ONLY} ${MAINTENANCE_NOTE}`,
+  access: 'key',
+  body: jsonBody(toJsonSchema(MaintenanceInput, 'input')),
+  responses: [jsonResponse(200, 'The switch after the change', maintenanceStateSchema)],
+  errors: [400, 401, 403, 413, 422, 429, 500, 503],
+}
+
 export const operatorRoutes: readonly RouteDescription[] = [
+  adminMaintenanceGet,
+  adminMaintenanceSet,
   adminKeysCreate,
   adminKeysCredit,
   adminKeysRevoke,

@@ -8,6 +8,7 @@ import {
   type ApiKeyService,
   keyUsageView,
 } from '../../core/keys/index.ts'
+import { MaintenanceInput, type MaintenanceSwitch } from '../../core/maintenance/index.ts'
 import { usd } from '../../core/money.ts'
 import { parseWith } from '../../core/operations/parse.ts'
 import type { AppEnv } from '../env.ts'
@@ -25,9 +26,19 @@ function keyIdOf(c: Context<AppEnv>): string {
  */
 export function adminRoutes(
   keys: Pick<ApiKeyService, 'authenticate' | 'create' | 'credit' | 'revoke' | 'expire'>,
+  maintenance?: MaintenanceSwitch,
 ) {
-  return new Hono<AppEnv>()
-    .use('*', requireKey(keys), requireOperator())
+  const app = new Hono<AppEnv>().use('*', requireKey(keys), requireOperator())
+  if (maintenance) {
+    // The maintenance switch: GET shows it, PUT turns it on or off for every process on the database.
+    app
+      .get('/maintenance', async (c) => c.json(await maintenance.current()))
+      .put('/maintenance', async (c) => {
+        const input = parseWith(MaintenanceInput, await readJsonBody(c))
+        return c.json(await maintenance.set(input, 'admin_api'))
+      })
+  }
+  return app
     .post('/keys', async (c) => {
       const input = parseWith(AdminCreateKeyInput, await readJsonBody(c))
       const created = await keys.create({

@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import { issuedRequirementCheck, x402DiscoveryOf } from '../../core/discovery/x402-discovery.ts'
 import type { ApiKeyService } from '../../core/keys/index.ts'
 import { keyUsageView } from '../../core/keys/index.ts'
+import { type MaintenanceSwitch, maintenanceError } from '../../core/maintenance/index.ts'
 import type { AnyOperation } from '../../core/operations/index.ts'
 import {
   settleFacilitatorRequest,
@@ -17,6 +18,8 @@ import { paymentHeader, readJsonBody } from '../request.ts'
 export interface PaymentRoutesOptions {
   keys: ApiKeyService
   x402?: X402Payments
+  /** While maintenance is on, key top-ups (a priced route) answer 503 like every operation. */
+  maintenance?: Pick<MaintenanceSwitch, 'current'>
   operations: readonly AnyOperation[]
   publicBaseUrl: string
 }
@@ -50,6 +53,10 @@ export function paymentRoutes(options: PaymentRoutesOptions) {
     })
     .post('/v1/keys/upgrade/:tier', async (c) => {
       const caller = await keys.authenticate(c.req.header('x-api-key'))
+      if (options.maintenance && !(caller.kind === 'key' && caller.role === 'admin')) {
+        const state = await options.maintenance.current()
+        if (state.enabled) throw maintenanceError(state)
+      }
       const result = await purchaseKeyUpgrade(
         { keys, x402 },
         { caller, tier: c.req.param('tier'), payment: paymentHeader(c), resourceUrl: c.req.url },

@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import type { ApiKeyService } from '../../core/keys/index.ts'
 import { CreateKeyInput } from '../../core/keys/index.ts'
+import type { MaintenanceState } from '../../core/maintenance/index.ts'
 import type { AnyOperation } from '../../core/operations/index.ts'
 import { parseWith } from '../../core/operations/parse.ts'
 import { readMethodology } from '../../core/scoring/index.ts'
@@ -11,10 +12,19 @@ import { readJsonBody } from '../request.ts'
 /** One sanctions list as /health reports it. */
 export interface ListHealth {
   list_key: string
-  /** loaded (and current), stale (loaded, refreshes failing), loading (first read pending), unavailable. */
+  /**
+   * loaded (and current), stale (loaded, but older than max_age_days since publication or refreshes
+   * failing), loading (first read pending), unavailable (not configured, or its first read failed).
+   */
   status: 'loaded' | 'stale' | 'loading' | 'unavailable'
   reason?: string
+  /** Publication date of the loaded version, else the day it was fetched. */
   as_of?: string
+  publication_date?: string | null
+  /** Whole days since as_of. */
+  age_days?: number
+  /** Age past which the list is stale (SANCTIONS_MAX_AGE_DAYS_*). */
+  max_age_days: number
   entries?: number
 }
 
@@ -24,6 +34,8 @@ export interface HealthProbe {
   database: { kind: string; ping(): Promise<boolean> }
   /** The sanctions lists; any list not loaded and current makes the status `degraded` (still 200). */
   lists?: () => ListHealth[]
+  /** The maintenance switch: while on, the status is `maintenance` (still 200) and the body says why. */
+  maintenance?: () => Promise<MaintenanceState>
 }
 
 /** Public routes: no key, no payment; never 401, 402 or 403 (spec: Errors). */
@@ -39,10 +51,25 @@ export function publicRoutes(options: {
       const reachable = await health.database.ping()
       const lists = health.lists?.() ?? []
       const listsOk = lists.every((list) => list.status === 'loaded')
+      const maintenance = reachable ? await health.maintenance?.().catch(() => undefined) : undefined
       const body = {
-        status: reachable && listsOk ? 'ok' : 'degraded',
+        status: maintenance?.enabled ? 'maintenance' : reachable && listsOk ? 'ok' : 'degraded',
         version: health.version,
         database: { kind: health.database.kind, reachable },
+        ...(maintenance
+          ? {
+              maintenance: {
+                enabled: maintenance.enabled,
+                ...(maintenance.enabled
+                  ? {
+                      message: maintenance.message,
+                      retry_after_seconds: maintenance.retry_after_seconds,
+                      since: maintenance.changed_at,
+                    }
+                  : {}),
+              },
+            }
+          : {}),
         ...(health.lists ? { sanctions_lists: lists } : {}),
         uptime_s: Math.round((Date.now() - health.startedAt.getTime()) / 1000),
       }

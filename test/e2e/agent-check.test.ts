@@ -272,6 +272,9 @@ describe('agent check with the RPC down', () => {
       BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
       SOURCE_TIMEOUT_MS: 1000,
       SANCTIONS_OFAC_SOURCE: sanctionsDataPath(OFAC_CSV),
+      // Configured but unreadable: their first read fails, so name screens are partial (not a 503).
+      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
+      SANCTIONS_UN_SOURCE: sanctionsDataPath('un/no-such-file.xml'),
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
     } as never)
     await service.runtime.deps.sanctionsLists?.idle()
@@ -323,16 +326,23 @@ describe('agent check with the RPC down', () => {
       const response = await service.app.request('/v1/entity/check', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': liveKey },
+        // DE: no register is covered, so no register source is needed.
         body: JSON.stringify({
           entity_name: 'Example Trading BV',
-          country: 'NL',
+          country: 'DE',
           wallet_address,
           wallet_chain,
         }),
       })
       expect(response.status).toBe(200)
       const body = (await response.json()) as Body
-      return { cluster: body.cluster, factors: (body.risk_factors as Body[]).map((factor) => factor.factor) }
+      // Only OFAC SDN is held: the name screen is partial, never clear; the wallet screen is complete.
+      expect(body.sanctions_coverage).toMatchObject({ status: 'partial' })
+      return {
+        cluster: body.cluster,
+        reasons: body.recommendation_reasons,
+        factors: (body.risk_factors as Body[]).map((factor) => factor.factor),
+      }
     }
     const evm = await entityCheck(OFAC_ETH.toLowerCase(), 'base')
     expect(evm.cluster).toBe('sanctions_flagged')
@@ -341,6 +351,13 @@ describe('agent check with the RPC down', () => {
     expect(btc.factors).toContain('wallet_sanctioned')
     const clean = await entityCheck('0x000000000000000000000000000000000000dEaD', 'eth')
     expect(clean.factors).toContain('wallet_sanctions_clear')
+    expect(clean.factors).toContain('sanctions_partial')
+    expect(clean.reasons).toEqual([
+      expect.stringMatching(
+        /^manual_review: the sanctions screen is partial: not checked: EU .*\(load_failed/,
+      ),
+    ])
+    expect(clean.factors).not.toContain('sanctions_clear')
     expect(clean.cluster).not.toBe('sanctions_flagged')
   })
 })

@@ -209,16 +209,27 @@ describe('POST /v1/entity/deep-check (entity_deep_check)', () => {
       expect(await response.json()).toMatchObject({ status: 503, errorCode })
       expect(await balance(), errorCode).toBe(before)
     }
-    // A source that is not configured at all is unreachable too.
+    // A source that is not configured at all: 503 naming what the operator must set, and no
+    // Retry-After (waiting cannot help), nothing debited.
     const { pep: _pep, ...withoutPep } = fakes.sources
     service.runtime.deps.deepCheck = withoutPep
     try {
+      const before = await balance()
       const response = await post(PERSON, { 'x-api-key': apiKey })
       expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBeNull()
       expect(await response.json()).toMatchObject({
-        errorCode: 'opensanctions_unavailable',
-        unavailable_sources: [{ source: 'opensanctions', reason: 'not_configured' }],
+        errorCode: 'service_not_configured',
+        charged: false,
+        parts_not_ready: [
+          {
+            part: 'pep',
+            reason: 'not_configured',
+            operator_action: expect.stringContaining('YENTE_URL'),
+          },
+        ],
       })
+      expect(await balance()).toBe(before)
     } finally {
       service.runtime.deps.deepCheck = fakes.sources
     }

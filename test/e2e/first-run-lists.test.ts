@@ -108,9 +108,10 @@ describe('first run: the official lists by default, progress, degraded health, l
     while (Date.now() - started < 200_000) {
       const now = await health()
       const byKey = Object.fromEntries((now?.body.sanctions_lists ?? []).map((list) => [list.list_key, list]))
+      // The shared copies were published in 2016 (EU) and 2026-02-27 (UN): loaded, and stale.
       if (
-        byKey.un?.status === 'loaded' &&
-        byKey.eu?.status === 'loaded' &&
+        byKey.un?.status === 'stale' &&
+        byKey.eu?.status === 'stale' &&
         byKey.ofac_sdn?.status === 'unavailable'
       ) {
         expect(now?.code).toBe(200)
@@ -124,6 +125,11 @@ describe('first run: the official lists by default, progress, degraded health, l
     expect(ofac?.reason).toContain('ECONNREFUSED')
     expect(ofac?.reason).toContain('npm run lists:import')
     expect(settled?.sanctions_lists.find((list) => list.list_key === 'un')?.entries).toBeGreaterThan(900)
+    expect(settled?.sanctions_lists.find((list) => list.list_key === 'eu')).toMatchObject({
+      publication_date: '2016-02-11',
+      max_age_days: 30,
+      reason: expect.stringContaining('more than the 30-day threshold'),
+    })
     expect(output).toContain('"message":"sanctions list downloading"')
     expect(output).toContain('"message":"sanctions list parsing"')
     expect(output).toContain('"message":"sanctions list updated"')
@@ -157,9 +163,13 @@ describe('first run: the official lists by default, progress, degraded health, l
     const service = await createTestService('pglite', {}, { database: await createDatabase({ dataDir }) })
     cleanup.push(() => service.close())
     const body = (await (await service.app.request('/health')).json()) as Health
+    // Loaded, and reported stale: published 2026-02-27, past the UN list's 30-day threshold.
     expect(body.sanctions_lists.find((list) => list.list_key === 'un')).toMatchObject({
-      status: 'loaded',
+      status: 'stale',
       entries: 1003,
+      publication_date: '2026-02-27',
+      max_age_days: 30,
+      reason: expect.stringContaining('more than the 30-day threshold'),
     })
   }, 60_000)
 })

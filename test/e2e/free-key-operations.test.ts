@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Service } from '../../server/compose.ts'
+import { createFakeSanctionsScreen } from '../support/company-fakes.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../support/service.ts'
 import { problemOf } from '../support/tool-errors.ts'
 
@@ -40,6 +41,8 @@ describe('free key operations over REST and MCP', () => {
 
   beforeAll(async () => {
     service = await createTestService('pglite')
+    // The risk score needs its sanctions lists (an essential part): a stand-in holding all three.
+    service.runtime.deps.sanctions = createFakeSanctionsScreen()
     server = await listen(service)
     const created = await rest('/v1/admin/keys', TEST_ADMIN_KEY, {
       method: 'POST',

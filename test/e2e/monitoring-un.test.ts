@@ -26,7 +26,12 @@ describe.each(DATABASE_KINDS)('sanctions monitoring on the real UN lists (%s)', 
   beforeAll(async () => {
     listFile = path.join(mkdtempSync(path.join(tmpdir(), 'un-monitor-')), 'un.xml')
     copyFileSync(sanctionsDataPath(UN_FILES['2025-11-18']), listFile)
-    h = await startMonitoringHarness(kind, { SANCTIONS_UN_SOURCE: listFile })
+    h = await startMonitoringHarness(kind, {
+      SANCTIONS_UN_SOURCE: listFile,
+      // Configured but unreadable: their reads fail (an upstream failure), so screens are partial.
+      SANCTIONS_OFAC_SOURCE: path.join(path.dirname(listFile), 'no-such-sdn.xml'),
+      SANCTIONS_EU_SOURCE: path.join(path.dirname(listFile), 'no-such-eu.xml'),
+    })
     const first = await h.refresh()
     expect(first.lists.find((list: { list_key: string }) => list.list_key === 'un')).toMatchObject({
       status: 'updated',
@@ -74,7 +79,18 @@ describe.each(DATABASE_KINDS)('sanctions monitoring on the real UN lists (%s)', 
       label: 'supplier',
     })
     expect(listed.status).toBe(201)
-    expect(listed.body.screening).toMatchObject({ status: 'ok', matches_today: true })
+    // A match on the UN list is a match; the screen is partial (OFAC SDN and EU could not be read).
+    expect(listed.body.screening).toMatchObject({
+      status: 'partial',
+      matches_today: true,
+      coverage: {
+        status: 'partial',
+        lists_not_checked: [
+          { list_key: 'ofac_sdn', reason: 'load_failed' },
+          { list_key: 'eu', reason: 'load_failed' },
+        ],
+      },
+    })
     expect(listed.body.screening.matches[0]).toMatchObject({
       list_key: 'un',
       matched_name: 'MUNIR AL QUBAYSI',
@@ -84,7 +100,12 @@ describe.each(DATABASE_KINDS)('sanctions monitoring on the real UN lists (%s)', 
       value: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045',
       chain: 'base',
     })
-    expect(clean.body.screening).toMatchObject({ status: 'ok', matches_today: false })
+    // Only OFAC SDN lists addresses: without it, the wallet is not known to be clean.
+    expect(clean.body.screening).toMatchObject({
+      status: 'unavailable',
+      matches_today: null,
+      coverage: { status: 'none', lists_promised: ['ofac_sdn'] },
+    })
     const mine = await h.call('GET', '/v1/watchlist?limit=10', keyA)
     expect(mine.body).toMatchObject({ total: 2, limit: 10, offset: 0 })
     expect((await h.call('GET', '/v1/watchlist', keyB)).body.total).toBe(0)
@@ -152,6 +173,12 @@ describe.each(DATABASE_KINDS)('sanctions monitoring on the real UN lists (%s)', 
     const alertsA = await h.call('GET', '/v1/compliance/alerts', keyA)
     expect(alertsA.status).toBe(200)
     expect(alertsA.body).toMatchObject({ total: 7, offset: 0, limit: 50 })
+    // The alerts say which lists are monitored: changes of a list not held raise none.
+    expect(alertsA.body.coverage).toMatchObject({
+      status: 'partial',
+      lists_checked: [{ list_key: 'un', publication_date: '2026-02-27' }],
+      lists_not_checked: [{ list_key: 'ofac_sdn' }, { list_key: 'eu' }],
+    })
     const keyAlerts = alertsA.body.alerts.filter((alert: { scope: string }) => alert.scope === 'key')
     expect(keyAlerts).toHaveLength(2)
     const added = keyAlerts.find((alert: { event_type: string }) => alert.event_type === 'entry_added')

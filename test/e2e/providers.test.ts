@@ -8,7 +8,7 @@ type Provider = {
   key: string
   endpoint_url: string
   supported_checks: string[]
-  registered_at: string
+  registered_at: string | null
   status: string
   status_reason?: string
   trust_level: string
@@ -23,6 +23,9 @@ describe('GET /v1/providers on a running service', () => {
       // Nothing listens on port 9: every VIES call fails at once with connection_refused.
       VIES_API_URL: 'http://127.0.0.1:9/vies',
       SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
+      // Configured but unreadable: never loaded (down), and checks still run (partial coverage).
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/no-such-folder/sdn.csv'),
+      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
       BASE_RPC_URL: 'https://base-mainnet.example/v2/SECRET_RPC_KEY',
     })
     await service.runtime.deps.sanctionsLists?.refresh({ force: true })
@@ -61,20 +64,24 @@ describe('GET /v1/providers on a running service', () => {
       expect(provider.provider_id).toMatch(
         /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
       )
-      expect(Number.isNaN(Date.parse(provider.registered_at))).toBe(false)
+      // registered_at: when this database first saw the provider configured; never: null.
+      if (provider.status === 'not_configured') expect(provider.registered_at).toBeNull()
+      else expect(Number.isNaN(Date.parse(provider.registered_at ?? ''))).toBe(false)
       expect(provider.supported_checks.length).toBeGreaterThan(0)
     }
     const byKey = Object.fromEntries(list.map((provider) => [provider.key, provider]))
     expect(byKey.kvk?.status).toBe('not_configured')
     expect(byKey.kbo).toMatchObject({
-      status: 'unavailable',
+      status: 'down',
       status_reason: expect.stringContaining('dataset_not_loaded'),
     })
+    // Loaded, but published 2026-02-27: past the UN list's 30-day threshold, so degraded.
     expect(byKey.un).toMatchObject({
-      status: 'active',
+      status: 'degraded',
+      status_reason: expect.stringMatching(/^stale: .*30-day threshold/),
       endpoint_url: expect.stringMatching(/^file:[^/]+\.xml$/),
     })
-    expect(byKey.eu).toMatchObject({ status: 'not_configured' })
+    expect(byKey.eu).toMatchObject({ status: 'down', status_reason: expect.stringMatching(/^not_loaded: /) })
     expect(byKey.base_rpc).toMatchObject({ status: 'active', endpoint_url: 'https://base-mainnet.example' })
     expect(JSON.stringify(list)).not.toContain('SECRET_RPC_KEY')
     expect((await providers(key)).map((provider) => provider.provider_id)).toEqual(
@@ -82,23 +89,26 @@ describe('GET /v1/providers on a running service', () => {
     )
   })
 
-  it('shows VIES unavailable once its circuit breaker opened after failing calls', async () => {
+  it('shows VIES down once its circuit breaker opened after failing calls, with the measured failures', async () => {
     expect((await providers(key)).find((provider) => provider.key === 'vies')?.status).toBe('active')
     for (let call = 0; call < 5; call++) {
       const response = await service.app.request('/v1/entity/check', {
         method: 'POST',
         headers: { 'X-API-Key': TEST_ADMIN_KEY, 'Content-Type': 'application/json' },
+        // DE: no register is needed (NL would need KVK, not configured here: a 503).
         body: JSON.stringify({
           entity_name: 'Acme Trading B.V.',
-          country: 'NL',
+          country: 'DE',
           vat_number: 'NL003028112B01',
         }),
       })
       expect(response.status).toBe(200)
     }
-    expect((await providers(key)).find((provider) => provider.key === 'vies')).toMatchObject({
-      status: 'unavailable',
-      status_reason: 'circuit_open',
+    const vies = (await providers(key)).find((provider) => provider.key === 'vies')
+    expect(vies).toMatchObject({
+      status: 'down',
+      status_reason: expect.stringMatching(/^circuit_open: /),
+      health: { circuit_state: 'open', recent_error_rate: 1, last_error: { reason: expect.any(String) } },
     })
   })
 

@@ -70,6 +70,9 @@ describe('fuzzy sanctions screening over REST and MCP on the real lists', () => 
     service = await createTestService('pglite', {
       SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
       SANCTIONS_EU_SOURCE: sanctionsDataPath(EU_LEGACY_FILE),
+      // Configured but unreadable (an upstream failure): screens answer with partial coverage.
+      // Without any OFAC source the service is not configured for a name screen: a 503.
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/no-such-folder/sdn.csv'),
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
     })
     await service.runtime.deps.sanctionsLists?.idle()

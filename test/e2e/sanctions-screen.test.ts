@@ -45,6 +45,12 @@ interface ScreenBody {
   lists_checked: string[]
   list_dates: Record<string, string>
   list_note: string
+  result: string
+  coverage: {
+    status: string
+    lists_checked: { list_key: string; publication_date: string | null; age_days: number; stale: boolean }[]
+    lists_not_checked: { list_key: string; reason: string; detail: string }[]
+  }
   disclaimer: string
   screened_at: string
   detail?: unknown
@@ -66,6 +72,9 @@ describe('POST /v1/sanctions/screen and the sanctions_screen tool', () => {
     service = await createTestService('pglite', {
       SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
       SANCTIONS_EU_SOURCE: sanctionsDataPath(EU_LEGACY_FILE),
+      // Configured but unreadable: its first read fails (an upstream failure, not the service's
+      // state), so screens answer with partial coverage instead of a 503.
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/no-such-folder/sdn.csv'),
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
       // x402 on, so an unpaid anonymous call gets the challenge (the facilitator is never reached).
       X402_PAY_TO: `0x${'11'.repeat(20)}`,
@@ -126,8 +135,22 @@ describe('POST /v1/sanctions/screen and the sanctions_screen tool', () => {
       'EU Consolidated Financial Sanctions List': '2016-02-11',
       'UN Security Council Consolidated List': '2026-02-27',
     })
-    expect(body.list_note).toContain('Lists refreshed daily')
-    expect(body.list_note).toContain('Not loaded, so not checked: OFAC SDN')
+    expect(body.list_note).not.toContain('refreshed daily')
+    expect(body.list_note).toContain(
+      'UN Security Council Consolidated List as of 2026-02-27 (publication date,',
+    )
+    expect(body.list_note).toContain('Not loaded, so not checked: OFAC SDN (load_failed)')
+    expect(body.result).toBe('possible_match')
+    expect(body.coverage).toMatchObject({
+      status: 'partial',
+      lists_checked: [
+        { list_key: 'eu', publication_date: '2016-02-11', stale: true },
+        { list_key: 'un', publication_date: '2026-02-27' },
+      ],
+      lists_not_checked: [{ list_key: 'ofac_sdn', reason: 'load_failed' }],
+    })
+    // The EU copy is ten years old: far past its 30-day threshold.
+    expect(body.coverage.lists_checked[0]!.age_days).toBeGreaterThan(3000)
     expect(body.disclaimer).toContain('not a determination')
     expect(Number.isNaN(Date.parse(body.screened_at))).toBe(false)
   })
@@ -139,11 +162,17 @@ describe('POST /v1/sanctions/screen and the sanctions_screen tool', () => {
     expect(body.matches.find((m) => m.entry_id === record.id)).toMatchObject({ match_type: 'name_tokens' })
   })
 
-  it('answers a name on no list with possible_match false, and still charges it', async () => {
+  it('answers a name on no list with possible_match false, never clear while a list is missing, and still charges it', async () => {
     const before = await balance()
     const { status, body } = await screen({ name: 'Zqxv Wholly Unlisted Trading Company' })
     expect(status).toBe(200)
-    expect(body).toMatchObject({ possible_match: false, matches: [], matches_truncated: false })
+    expect(body).toMatchObject({
+      possible_match: false,
+      result: 'incomplete',
+      matches: [],
+      matches_truncated: false,
+      coverage: { status: 'partial' },
+    })
     expect(await balance()).toBe(before - ACCOUNT_PRICE)
   })
 
@@ -225,23 +254,25 @@ describe('POST /v1/sanctions/screen and the sanctions_screen tool', () => {
     })
   })
 
-  it('answers 503 with a problem, and charges nothing, while no list is loaded', async () => {
+  it('answers 503 with a problem naming what to set, without Retry-After, and charges nothing, while no list is configured', async () => {
     const key = await empty.runtime.keys.create({ email: 'none@example.com', tier: 'pro', balance: usd('1') })
     const { status, body, headers } = await screen({ name: 'Anyone At All' }, key.apiKey, empty)
     expect(status).toBe(503)
-    expect(body).toMatchObject({ status: 503, errorCode: 'sanctions_lists_not_loaded' })
-    expect(String(body.detail)).toContain('not loaded')
-    expect(headers.get('retry-after')).toBe('60')
+    expect(body).toMatchObject({ status: 503, errorCode: 'service_not_configured', charged: false })
+    expect(String(body.detail)).toContain('no list source is configured')
+    expect(JSON.stringify(body)).toContain('SANCTIONS_OFAC_SOURCE')
+    expect(headers.get('retry-after')).toBeNull()
     expect((await empty.runtime.keys.get(key.record.id))?.balanceMicros).toBe(usd('1'))
   })
 
-  it('lets entity checks screen names against the loaded lists (and report unavailable without them)', async () => {
+  it('lets entity checks screen names against the loaded lists (and answer 503, uncharged, without any configured)', async () => {
     const entity = unRecords.find((r) => r.block.startsWith('<ENTITY>'))!
     const post = (target: Service, apiKey: string) =>
       target.app.request('/v1/entity/check', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: JSON.stringify({ entity_name: entity.names[0], country: 'NL' }),
+        // DE: no register is covered, so the lists are the only essential part.
+        body: JSON.stringify({ entity_name: entity.names[0], country: 'DE' }),
       })
     const flagged = (await (await post(service, liveKey)).json()) as {
       risk_factors: { factor: string; source: string }[]
@@ -255,13 +286,10 @@ describe('POST /v1/sanctions/screen and the sanctions_screen tool', () => {
       tier: 'pro',
       balance: usd('5'),
     })
-    const unscreened = (await (await post(empty, key.apiKey)).json()) as typeof flagged
-    expect(unscreened.sources).toContainEqual(
-      expect.objectContaining({
-        source: 'sanctions',
-        status: 'unavailable',
-        reason: 'sanctions_lists_not_loaded',
-      }),
-    )
+    // Without any list configured, the check cannot give what it sells: 503, nothing charged.
+    const unscreened = await post(empty, key.apiKey)
+    expect(unscreened.status).toBe(503)
+    expect(await unscreened.json()).toMatchObject({ errorCode: 'service_not_configured', charged: false })
+    expect((await empty.runtime.keys.get(key.record.id))?.balanceMicros).toBe(usd('5'))
   })
 })

@@ -29,6 +29,10 @@ describe('official x402 clients paying POST /v1/sanctions/screen', () => {
     setup = await startLocalPaymentSetup()
     service = await createTestService('pglite', {
       SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
+      // Configured but unreadable: their first read fails, so the screen answers partial (charged)
+      // instead of a 503 for lists that are not configured.
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/no-such-file.xml'),
+      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
       ...localX402Env(setup),
     })

@@ -52,6 +52,10 @@ describe('x402 on Solana: the service verifies and settles the exact SVM scheme 
     const evmEnv = localX402Env(evm)
     service = await createTestService('pglite', {
       SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
+      // Configured but unreadable (an upstream failure): the screen is a partial answer, paid.
+      // Without an OFAC or EU source at all it would be a 503 service_not_configured, unpaid.
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/no-such-folder/sdn.csv'),
+      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
       SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
       ...evmEnv,
       X402_NETWORKS: `${BASE_SEPOLIA},${SOLANA_DEVNET}`,

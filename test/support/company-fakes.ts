@@ -2,6 +2,8 @@
 import type { CompanySources } from '../../core/checks/index.ts'
 import type { SanctionsNameScreen } from '../../core/checks/sanctions-name-screen.ts'
 import type { Clock } from '../../core/context.ts'
+import type { ListNotCheckedReason } from '../../core/sanctions/coverage.ts'
+import { LIST_KEYS, type ListKey } from '../../core/sanctions/types.ts'
 import type { SanctionsNameMatch, SanctionsNameScreenResult } from '../../core/scoring/index.ts'
 import { normaliseCompanyName } from '../../core/scoring/index.ts'
 import {
@@ -33,6 +35,7 @@ import {
   startFakeViesServer,
   VIES_FAKE_RECORDS,
 } from './fakes/index.ts'
+import { fakeCoverage } from './sanctions/coverage-fixtures.ts'
 
 /**
  * VIES records for the company tests: the fakes' own, plus NL857587973B01, the VAT number made
@@ -128,6 +131,10 @@ export interface FakeSanctionsScreen extends SanctionsNameScreen {
   /** When set, every screen answers unavailable with this reason. */
   unavailableReason?: string
   delayMs: number
+  /** The lists the fake holds (default all three); the others are missing for `missingReason`. */
+  loaded: ListKey[]
+  /** Why a list not in `loaded` is missing (default load_failed: an upstream failure). */
+  missingReason: ListNotCheckedReason
 }
 
 /**
@@ -141,6 +148,12 @@ export function createFakeSanctionsScreen(
   const screen: FakeSanctionsScreen = {
     screened: [],
     delayMs: options.delayMs ?? 0,
+    loaded: [...LIST_KEYS],
+    missingReason: 'load_failed',
+    coverage: (target) =>
+      fakeCoverage(target === 'names' ? LIST_KEYS : ['ofac_sdn'], screen.loaded, {
+        missing: screen.missingReason,
+      }),
     async screenName(name): Promise<SanctionsNameScreenResult> {
       screen.screened.push(name)
       if (screen.delayMs > 0) await sleep(screen.delayMs)
@@ -158,11 +171,13 @@ export function createFakeSanctionsScreen(
             },
           ]
         : []
+      const coverage = screen.coverage('names')
       return {
         status: 'ok',
         possible_match: matches.length > 0,
         matches,
-        list_dates: { 'OFAC SDN': '2026-01-02', 'EU FSF': '2026-01-02', 'UN SC': '2026-01-02' },
+        list_dates: Object.fromEntries(coverage.lists_checked.map((list) => [list.list, list.as_of])),
+        coverage,
       }
     },
   }

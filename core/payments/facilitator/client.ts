@@ -171,7 +171,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
         sent: timedOut || !neverConnected(error),
       }
     }
-    if (outcome.kind === 'unavailable') options.breaker?.recordFailure()
+    if (outcome.kind === 'unavailable') options.breaker?.recordFailure(outcome.message)
     return outcome
   }
 
@@ -188,7 +188,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
         invalidMessage: `facilitator refused ${what} (${status})`,
       }
     }
-    options.breaker?.recordFailure()
+    options.breaker?.recordFailure(`unreadable ${what} answer (${status})`)
     return {
       isValid: false,
       invalidReason: 'facilitator_unavailable',

@@ -7,7 +7,12 @@ export interface FakeZoneRecords {
   /** Each TXT record is one string or its character-strings (long SPF records are split). */
   TXT?: (string | string[])[]
   A?: string[]
+  /** The name is a zone apex: it answers SOA (the parent zones a probe checks its resolver on). */
+  SOA?: true
 }
+
+/** The top-level zones the fake serves an SOA for, so NXDOMAIN below them can be believed. */
+const TOP_ZONES = ['com', 'net', 'org', 'nl', 'be', 'eu', 'io', 'example', 'test', 'invalid']
 
 /** Hand-made zone data: a domain with MX, SPF and DMARC, and one with mail but no policies. */
 export const DNS_FAKE_ZONES: Record<string, FakeZoneRecords> = {
@@ -34,7 +39,10 @@ export interface FakeDnsServer {
   /** `127.0.0.1:<port>`, the form `Resolver#setServers` takes. */
   readonly server: string
   readonly queries: { name: string; type: string }[]
-  /** `error` mode answers: `servfail` (default) or `refused`; `hang`/`reset`: no answer at all. */
+  /**
+   * `error` mode answers: `servfail` (default), `refused` or `nxdomain` (for every name, zones
+   * included: a broken resolver); `hang`/`reset`: no answer at all.
+   */
   behave(behaviour: Partial<FakeBehaviour>): void
   /** Closes the UDP port: queries meet ICMP port unreachable (ECONNREFUSED) until `resume()`. */
   refuse(): Promise<void>
@@ -52,7 +60,10 @@ export interface FakeDnsOptions extends FakeCommonOptions {
  * asked type, SERVFAIL/REFUSED in error mode, silence in hang mode.
  */
 export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<FakeDnsServer> {
-  const zones = options.zones ?? DNS_FAKE_ZONES
+  const zones: Record<string, FakeZoneRecords> = {
+    ...Object.fromEntries(TOP_ZONES.map((zone) => [zone, { SOA: true as const }])),
+    ...(options.zones ?? DNS_FAKE_ZONES),
+  }
   let behaviour: FakeBehaviour = { ...NORMAL, ...options.behaviour }
   const queries: { name: string; type: string }[] = []
   let socket: Socket = createSocket('udp4')
@@ -78,7 +89,13 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
       const zone = zones[name]
       let rcode: number = RCODE.NOERROR
       const answers: dnsPacket.Answer[] = []
-      if (current.mode === 'error') rcode = current.error === 'refused' ? RCODE.REFUSED : RCODE.SERVFAIL
+      if (current.mode === 'error')
+        rcode =
+          current.error === 'refused'
+            ? RCODE.REFUSED
+            : current.error === 'nxdomain'
+              ? RCODE.NXDOMAIN
+              : RCODE.SERVFAIL
       else if (!zone) rcode = RCODE.NXDOMAIN
       else if (question.type === 'MX')
         for (const mx of zone.MX ?? []) answers.push({ type: 'MX', name: question.name, ttl: 300, data: mx })
@@ -87,6 +104,21 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
           answers.push({ type: 'TXT', name: question.name, ttl: 300, data: Array.isArray(txt) ? txt : [txt] })
       else if (question.type === 'A')
         for (const a of zone.A ?? []) answers.push({ type: 'A', name: question.name, ttl: 300, data: a })
+      else if (question.type === 'SOA' && zone.SOA)
+        answers.push({
+          type: 'SOA',
+          name: question.name,
+          ttl: 300,
+          data: {
+            mname: `ns.${name}`,
+            rname: `hostmaster.${name}`,
+            serial: 2026112501,
+            refresh: 1800,
+            retry: 900,
+            expire: 604800,
+            minimum: 86400,
+          },
+        })
       const response = dnsPacket.encode({
         type: 'response',
         id: query.id,
