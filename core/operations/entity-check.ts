@@ -12,7 +12,6 @@ import { PRICES } from '../payments/pricing.ts'
 import {
   cbeNumberSchema,
   countrySchema,
-  DEFAULT_WALLET_CHAIN,
   domainSchema,
   entityNameSchema,
   ibanSchema,
@@ -24,6 +23,7 @@ import {
   vatNumberSchema,
   WALLET_CHAINS,
   walletAddressSchema,
+  walletChainOf,
 } from '../validate/index.ts'
 import {
   CheckEnvelopeFields,
@@ -61,7 +61,12 @@ export const EntityCheckInput = z
       .describe(
         'EVM, Solana or Bitcoin address: format check and screen against the OFAC digital currency addresses (no on-chain lookup)',
       ),
-    wallet_chain: z.enum(WALLET_CHAINS).optional().describe('Chain of wallet_address; defaults to eth'),
+    wallet_chain: z
+      .enum(WALLET_CHAINS)
+      .optional()
+      .describe(
+        'Chain of wallet_address. Omitted: the address format decides (Solana base58 is sol, a Bitcoin address btc, an EVM address eth)',
+      ),
     target_industries: z
       .array(z.string().min(1).max(100))
       .max(20)
@@ -82,9 +87,13 @@ export const EntityCheckInput = z
     if (input.wallet_chain && !input.wallet_address) {
       ctx.addIssue({ code: 'custom', path: ['wallet_chain'], message: 'needs wallet_address' })
     }
+    // Without wallet_chain the address's own format names its chain (walletChainOf); with one, the
+    // address must be of that chain's family.
     if (input.wallet_address) {
-      const chain = input.wallet_chain ?? DEFAULT_WALLET_CHAIN
-      const checked = validateWalletForChain(input.wallet_address, chain)
+      const checked = validateWalletForChain(
+        input.wallet_address,
+        walletChainOf(input.wallet_address, input.wallet_chain),
+      )
       if (!checked.ok) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: checked.message })
     }
   })
@@ -200,7 +209,10 @@ export async function runEntityCheck(input: EntityCheckInputType, ctx: Operation
               : undefined,
           iban: iban?.ok ? iban.value.iban : input.iban,
           wallet: input.wallet_address
-            ? { address: input.wallet_address, chain: input.wallet_chain ?? DEFAULT_WALLET_CHAIN }
+            ? {
+                address: input.wallet_address,
+                chain: walletChainOf(input.wallet_address, input.wallet_chain),
+              }
             : undefined,
           search_register_by_name: true,
           enhanced: tier === 'enhanced',

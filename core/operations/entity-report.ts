@@ -14,9 +14,11 @@ import {
   entityNameSchema,
   ibanSchema,
   kvkNumberSchema,
+  validateWalletForChain,
   vatNumberSchema,
   WALLET_CHAINS,
   walletAddressSchema,
+  walletChainOf,
 } from '../validate/index.ts'
 import { requiredIssue } from '../validate/required-issue.ts'
 import { defineOperation } from './define.ts'
@@ -47,11 +49,22 @@ export const EntityReportInput = z
     vat_number: vatNumberSchema.optional().describe('EU VAT number with country prefix'),
     domain: domainSchema.optional().describe('Bare hostname'),
     iban: ibanSchema.optional().describe('IBAN without spaces'),
-    wallet_address: walletAddressSchema.optional().describe('EVM or Solana address'),
-    wallet_chain: z.enum(WALLET_CHAINS).optional().describe('Chain of wallet_address; defaults to eth'),
+    wallet_address: walletAddressSchema.optional().describe('EVM, Solana or Bitcoin address'),
+    wallet_chain: z
+      .enum(WALLET_CHAINS)
+      .optional()
+      .describe('Chain of wallet_address. Omitted: the address format decides (sol, btc, else eth)'),
   })
   .strict()
   .superRefine((input, ctx) => {
+    if (input.wallet_chain && !input.wallet_address) {
+      ctx.addIssue({ code: 'custom', path: ['wallet_chain'], message: 'needs wallet_address' })
+    }
+    if (input.wallet_address) {
+      const chain = walletChainOf(input.wallet_address, input.wallet_chain)
+      const checked = validateWalletForChain(input.wallet_address, chain)
+      if (!checked.ok) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: checked.message })
+    }
     if (input.check_id !== undefined) return
     if (input.entity_name === undefined)
       ctx.addIssue(requiredIssue(['entity_name'], 'is required unless check_id is given'))
@@ -268,6 +281,9 @@ export async function buildEntityReport(input: ReportInput, ctx: OperationContex
     const value = checkInput[field]
     if (value !== undefined) entity[field] = value
   }
+  // The chain the wallet was screened as, also when the address's format chose it.
+  if (checkInput.wallet_address)
+    entity.wallet_chain = walletChainOf(checkInput.wallet_address, checkInput.wallet_chain)
   const content: Omit<EntityReport, 'evidence'> = {
     report_id: randomUUID(),
     check_id: result.check_id,

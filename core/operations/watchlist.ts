@@ -12,11 +12,11 @@ import type { SanctionsScreening } from '../sanctions/screening-index.ts'
 import type { ListKey } from '../sanctions/types.ts'
 import {
   countrySchema,
-  DEFAULT_WALLET_CHAIN,
   validateCbeNumber,
   validateEntityName,
   validateKvkNumber,
   validateWalletForChain,
+  walletChainOf,
   walletChainSchema,
 } from '../validate/index.ts'
 import { requiredIssue } from '../validate/required-issue.ts'
@@ -50,7 +50,9 @@ export const WatchlistAddInput = z
       .describe('ISO alpha-2: optional for a name (orders matches), required for a registration number'),
     chain: walletChainSchema
       .optional()
-      .describe('Chain of a wallet: eth, base, polygon, arbitrum, btc or sol (default eth)'),
+      .describe(
+        'Chain of a wallet: eth, base, polygon, arbitrum, btc or sol; omitted, the address format decides (sol, btc, else eth)',
+      ),
     label: z.string().max(200).optional().describe('Your own note, up to 200 characters'),
   })
   .strict()
@@ -62,7 +64,7 @@ export const WatchlistAddInput = z
       if (!name.ok) problem('value', name.message)
       if (input.chain) problem('chain', 'only for type wallet')
     } else if (input.type === 'wallet') {
-      const wallet = validateWalletForChain(input.value, input.chain ?? DEFAULT_WALLET_CHAIN)
+      const wallet = validateWalletForChain(input.value, walletChainOf(input.value.trim(), input.chain))
       if (!wallet.ok) problem('value', wallet.message)
       if (input.country) problem('country', 'not used for type wallet')
     } else {
@@ -173,7 +175,7 @@ export const watchlistAdd = defineOperation({
       type: input.type,
       value: input.value.trim(),
       country: input.country ?? null,
-      chain: input.type === 'wallet' ? (input.chain ?? DEFAULT_WALLET_CHAIN) : null,
+      chain: input.type === 'wallet' ? walletChainOf(input.value.trim(), input.chain) : null,
       label: input.label ?? null,
     })
     return { ...entry, screening: screenEntry(entry, ctx) }

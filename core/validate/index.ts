@@ -48,4 +48,5 @@ export {
   WALLET_KIND_OF_CHAIN,
   type WalletChain,
   type WalletKind,
+  walletChainOf,
 } from './wallet.ts'

@@ -10,6 +10,7 @@ import {
   validateWalletAddress,
   validateWalletForChain,
   WALLET_CHAINS,
+  walletChainOf,
 } from './wallet.ts'
 
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045'
@@ -222,5 +223,17 @@ describe('validateWalletForChain', () => {
 
   it('lists the six spec chains', () => {
     expect(WALLET_CHAINS).toEqual(['eth', 'base', 'polygon', 'arbitrum', 'btc', 'sol'])
+  })
+})
+
+describe('walletChainOf', () => {
+  it('takes the chain given, else the one the address format names (eth by default)', () => {
+    expect(walletChainOf('9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM')).toBe('sol')
+    expect(walletChainOf('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).toBe('btc')
+    expect(walletChainOf('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4')).toBe('btc')
+    expect(walletChainOf('0x52908400098527886E0F7030069857D2E4169EE7')).toBe('eth')
+    expect(walletChainOf('not an address')).toBe('eth')
+    expect(walletChainOf('0x52908400098527886E0F7030069857D2E4169EE7', 'base')).toBe('base')
+    expect(walletChainOf('9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', 'eth')).toBe('eth')
   })
 })

@@ -123,3 +123,19 @@ export function validateWalletForChain(input: string, chain: WalletChain): Valid
   const btc = validateBitcoinAddress(input)
   return btc.ok ? btc : invalid(`${btc.message} (wallet_chain btc uses Bitcoin addresses)`)
 }
+
+/**
+ * The chain of a wallet address: the one given, else the one its format names (spec:
+ * "wallet_address: EVM or Solana"; wallet_chain "defaults to eth"): a Solana address (base58
+ * decoding to a 32-byte key) is `sol` and a Bitcoin address `btc` without being told, an EVM
+ * address or anything unrecognised the default `eth` (then refused with the EVM message). The
+ * families cannot be confused: 0x-hex is never base58, and a Bitcoin address decodes to 25 bytes.
+ */
+export function walletChainOf(address: string, given?: WalletChain): WalletChain {
+  if (given) return given
+  const parsed = validateWalletAddress(address)
+  if (!parsed.ok) return DEFAULT_WALLET_CHAIN
+  if (parsed.value.kind === 'solana') return 'sol'
+  if (parsed.value.kind === 'bitcoin') return 'btc'
+  return DEFAULT_WALLET_CHAIN
+}

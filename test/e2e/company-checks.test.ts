@@ -30,7 +30,7 @@ interface Body {
   confidence: number
   sources_checked: number
   sources: { source: string; status: string; reason?: string }[]
-  risk_factors: { factor: string; source: string; weight: number; status: string }[]
+  risk_factors: { factor: string; source: string; weight: number; status: string; evidence?: string }[]
 }
 
 describe('company checks against the fake upstreams', () => {
@@ -171,6 +171,33 @@ describe('company checks against the fake upstreams', () => {
     expect(scored(withInfo)).toEqual(scored(without))
     expect(without.information).toBeUndefined()
     expect(withInfo.information).toMatchObject({ target_industries: ['01'] })
+  })
+
+  it('recognises a Solana or Bitcoin wallet_address without wallet_chain; a chain given must match', async () => {
+    const base = { entity_name: 'Test BV Donald', country: 'NL' }
+    for (const [address, chain] of [
+      ['9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', 'sol'],
+      ['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', 'btc'],
+      ['0x52908400098527886E0F7030069857D2E4169EE7', 'eth'],
+    ] as const) {
+      const { status, body } = await post('/v1/entity/check', { ...base, wallet_address: address })
+      expect(status, address).toBe(200)
+      expect(body.risk_factors, address).toContainEqual(
+        expect.objectContaining({
+          factor: 'wallet_format_valid',
+          evidence: `${address} is a well-formed ${chain} address (format only, no on-chain lookup)`,
+        }),
+      )
+    }
+    const mismatch = await post('/v1/entity/check', {
+      ...base,
+      wallet_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+      wallet_chain: 'eth',
+    })
+    expect(mismatch).toMatchObject({
+      status: 422,
+      body: { detail: [{ field: 'wallet_address', message: expect.stringContaining('wallet_chain eth') }] },
+    })
   })
 
   it('verifies the real Belgian enterprise Veneco in the KBO data and names its bank (Belfius)', async () => {
