@@ -302,7 +302,14 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
       try {
         const receipt = await net.publicClient.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs })
         if (receipt.status !== 'success') {
-          return fail('settlement_failed', 'transferWithAuthorization reverted', { transaction: hash })
+          // Diagnosed like a revert before sending: an authorization already used (an earlier send
+          // of this payment that got no answer here was mined first) is nonce_replay, which the
+          // retry pass records as SETTLED, never FAILED for money that moved.
+          const revert = new Error('transferWithAuthorization reverted')
+          return {
+            ...(await diagnoseRevert(net.publicClient, token, payment, revert, fail)),
+            transaction: hash,
+          }
         }
         return { ...base, success: true, transaction: hash, amount: authorization.value.toString() }
       } catch (error) {
