@@ -16,7 +16,7 @@ import { maintenanceState } from '../store/schema.ts'
 export const DEFAULT_MAINTENANCE_MESSAGE = 'The service is down for maintenance; please try again later.'
 export const DEFAULT_MAINTENANCE_RETRY_AFTER = 600
 
-/** PUT /v1/admin/maintenance (and `validation-admin maintenance on|off`). */
+/** PUT /v1/admin/maintenance (and `npm run cli -- maintenance on|off`). */
 export const MaintenanceInput = z
   .object({
     enabled: z.boolean().describe('true: turn maintenance on; false: off'),

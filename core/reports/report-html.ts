@@ -125,7 +125,7 @@ ${table(
   ],
   '',
 )}
-<p>Verify offline: <code>validation-cli reports verify report.json --jwks ${esc(evidence.jwks_url)}</code></p>
+<p>Verify: <code>validation-cli reports verify report.json --jwks &lt;the service's JWKS file you saved&gt;</code> (offline), or <code>--url &lt;the service you trust&gt;</code>; never a key address taken from the report itself.</p>
 </body>
 </html>
 `

@@ -84,7 +84,7 @@ export interface WebhookStoreOptions {
   cap?: number
 }
 
-/** The cursor after a webhook: its creation time (microsecond text, as stored) and id. */
+/** The cursor after a webhook: its creation time (ISO 8601, milliseconds) and id. */
 function cursorAfter(row: { createdAt: Date; id: string }): string {
   return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url')
 }
@@ -93,7 +93,14 @@ function parseCursor(cursor: string): { createdAt: Date; id: string } {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[]
     const createdAt = new Date(String(at))
-    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(createdAt.getTime())) {
+    // Webhook ids are `wh_` and hex: anything else (a NUL PostgreSQL refuses in text) is not ours.
+    const ours = /^[A-Za-z0-9_-]{1,100}$/
+    if (
+      typeof at === 'string' &&
+      typeof id === 'string' &&
+      ours.test(id) &&
+      !Number.isNaN(createdAt.getTime())
+    ) {
       return { createdAt, id }
     }
   } catch {
