@@ -279,7 +279,12 @@ describe('sanctions service refresh checks', () => {
       writeFileSync(file, unNew)
       const service = create({ un: file })
       expect((await service.refresh()).lists[0]).toMatchObject({ status: 'updated' })
-      writeFileSync(file, readFileSync(path.join(fixtures, 'un-handmade.xml')))
+      // A newer publication (an older one is refused before its size is looked at) with far fewer entries.
+      const shrunk = readFileSync(path.join(fixtures, 'un-handmade.xml'), 'utf8').replace(
+        /dateGenerated="[^"]+"/,
+        'dateGenerated="2026-12-01T00:00:01.000Z"',
+      )
+      writeFileSync(file, shrunk)
       const report = await service.refresh({ force: true })
       expect(report.lists[0]).toMatchObject({
         status: 'failed',

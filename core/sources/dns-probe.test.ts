@@ -148,16 +148,16 @@ describe('DNS probe over a real UDP resolver', () => {
   })
 
   it('reports a closed nameserver port as unavailable', async () => {
-    await fake.refuse()
-    try {
-      // c-ares reads the ICMP port-unreachable on loopback as ECONNREFUSED
-      expect(await probe().probe('example.com')).toMatchObject({
-        status: 'unavailable',
-        reason: 'connection_refused',
-      })
-    } finally {
-      await fake.resume()
-    }
+    // Port 9 (discard) is below the ephemeral range: no socket of a parallel test (a fake server
+    // or a resolver's own source port) can take it, as it could take a port a fake just freed.
+    // c-ares reads the ICMP port-unreachable on loopback as ECONNREFUSED.
+    const closed = probe({
+      resolver: createDnsResolver({ servers: ['127.0.0.1:9'], timeoutMs: 1000, tries: 1 }),
+    })
+    expect(await closed.probe('example.com')).toMatchObject({
+      status: 'unavailable',
+      reason: 'connection_refused',
+    })
     expect(await probe().probe('example.com')).toMatchObject({ status: 'ok' })
   })
 
