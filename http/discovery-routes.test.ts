@@ -139,6 +139,10 @@ describe('public discovery routes (unconfigured: placeholders, no x402)', () => 
     expect(lines[2]).toMatch(/^> /)
     expect(text).toContain('## Paid operations')
     expect(text).toContain('## Optional')
+    // The routes outside the registry a caller needs: key creation and top-up, the badge.
+    expect(text).toContain('POST /v1/keys/create')
+    expect(text).toMatch(/POST \/v1\/keys\/upgrade\/\{tier\}.*starter [0-9.]+ USD/)
+    expect(text).toContain('GET /v1/badge/{entity_id}')
     for (const operation of registry) {
       const line = lines.find((candidate) => candidate.startsWith(`- [${operation.id}: `))
       expect(line, operation.id).toBeDefined()

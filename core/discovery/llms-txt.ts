@@ -1,3 +1,5 @@
+import { formatUsd } from '../money.ts'
+import { KEY_UPGRADE_PRICES, UPGRADE_TIERS } from '../payments/pricing.ts'
 import type { CatalogEntry } from './operation-catalog.ts'
 import { exampleCurl, priceText } from './operation-catalog.ts'
 import { SERVICE_DESCRIPTION, type ServiceFacts } from './service-facts.ts'
@@ -45,6 +47,17 @@ export function buildLlmsTxt(catalog: readonly CatalogEntry[], facts: ServiceFac
     `- [${entry.id}: ${entry.method} ${entry.path}](${docsLink(entry, base)}): ${entry.summary}. ${priceLine(entry)}. Example: \`${exampleCurl(entry, base)}\``
   out.push('## Paid operations', '', ...paid.map(item), '')
   out.push('## Free key operations', '', ...free.map(item), '')
+  const upgrades = UPGRADE_TIERS.map((tier) => `${tier} ${formatUsd(KEY_UPGRADE_PRICES[tier])} USD`).join(
+    ', ',
+  )
+  out.push(
+    '## Keys and badge',
+    '',
+    `- [POST /v1/keys/create](${base}/docs): a sandbox key (mock answers, free) or a free live key (prepaid balance starting at 0); body \`{"email": ..., "tier": "sandbox"|"free"}\``,
+    `- [POST /v1/keys/upgrade/{tier}](${base}/docs): buy prepaid balance for the calling key with x402 and raise its tier (${upgrades}), credited in full once settled; needs the key and the payment`,
+    `- [GET /v1/badge/{entity_id}](${base}/docs): entity badge (SVG), trust level and date of the latest report`,
+    '',
+  )
   out.push(
     '## Discovery',
     '',
