@@ -90,6 +90,41 @@ const settlerFor = (rpcUrl: string) =>
     rpcTimeoutMs: 2_000,
   })
 
+/**
+ * A JSON-RPC proxy on 127.0.0.1 in front of a node: `reply` gets each call and a function that
+ * forwards it to the node, and returns the JSON to send back, or undefined to never answer.
+ */
+async function startRpcProxy(
+  nodeUrl: string,
+  reply: (
+    call: { id: number; method: string },
+    forward: () => Promise<{ result?: string; error?: { message: string } }>,
+  ) => Promise<unknown>,
+): Promise<{ url: string; close(): void }> {
+  const server = createHttpServer(async (req, res) => {
+    let raw = ''
+    for await (const chunk of req) raw += chunk
+    const forward = async () => {
+      const upstream = await fetch(nodeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      return (await upstream.json()) as { result?: string; error?: { message: string } }
+    }
+    const answer = await reply(JSON.parse(raw) as { id: number; method: string }, forward)
+    if (answer === undefined) return
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(answer))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => server.close(),
+  }
+}
+
 describe('createOnChainSettler', () => {
   it('moves exactly the authorized amount from payer to payTo and returns the transaction', async () => {
     const payment = await verifiedPayment(setup.payerKeys[0]!, 123_456n)
@@ -197,26 +232,14 @@ describe('createOnChainSettler', () => {
   it('reports a send that gets no answer as settlement_timeout with its hash, and the next send lands', async () => {
     // A JSON-RPC proxy that passes the first transaction on to the node but never answers it.
     let swallowed = 0
-    const proxy = createHttpServer(async (req, res) => {
-      let raw = ''
-      for await (const chunk of req) raw += chunk
-      const call = JSON.parse(raw) as { method: string }
-      const upstream = await fetch(setup.chain.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
-      })
-      const answer = await upstream.text()
-      if (call.method === 'eth_sendRawTransaction' && swallowed++ === 0) return
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(answer)
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, async (call, forward) => {
+      const answer = await forward()
+      return call.method === 'eth_sendRawTransaction' && swallowed++ === 0 ? undefined : answer
     })
-    proxy.listen(0, '127.0.0.1')
-    await once(proxy, 'listening')
     try {
       const settler = createOnChainSettler({
         privateKey: setup.operatorKey,
-        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        rpcUrls: { 'eip155:84532': proxy.url },
         receiptTimeoutMs: 5_000,
         rpcTimeoutMs: 1_000,
       })
@@ -238,32 +261,21 @@ describe('createOnChainSettler', () => {
     // low, as after a send that timed out here but reached the node: the node refuses that send.
     let staleAnswers = 1
     const refused: string[] = []
-    const proxy = createHttpServer(async (req, res) => {
-      let raw = ''
-      for await (const chunk of req) raw += chunk
-      const call = JSON.parse(raw) as { id: number; method: string }
-      const upstream = await fetch(setup.chain.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
-      })
-      const answer = (await upstream.json()) as { result?: string; error?: { message: string } }
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, async (call, forward) => {
+      const answer = await forward()
       if (call.method === 'eth_getTransactionCount' && staleAnswers-- > 0 && answer.result) {
         answer.result = `0x${(BigInt(answer.result) - 1n).toString(16)}`
       }
       if (call.method === 'eth_sendRawTransaction' && answer.error) refused.push(answer.error.message)
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(answer))
+      return answer
     })
-    proxy.listen(0, '127.0.0.1')
-    await once(proxy, 'listening')
     try {
       // A new operator that has sent one transaction already (outside any settler), so the nonce
       // one lower than its count is a used one.
       const operatorKey = await operatorThatSent(1)
       const settler = createOnChainSettler({
         privateKey: operatorKey,
-        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        rpcUrls: { 'eip155:84532': proxy.url },
         receiptTimeoutMs: 5_000,
         rpcTimeoutMs: 2_000,
       })
@@ -283,29 +295,18 @@ describe('createOnChainSettler', () => {
     // Under load a node can answer a pending transaction count that misses transactions it holds
     // already: here every answer is two behind. Each send reading it hands out used nonces; the
     // operator's own sequence asks once and steps past what the node refuses.
-    const proxy = createHttpServer(async (req, res) => {
-      let raw = ''
-      for await (const chunk of req) raw += chunk
-      const call = JSON.parse(raw) as { method: string }
-      const upstream = await fetch(setup.chain.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
-      })
-      const answer = (await upstream.json()) as { result?: string }
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, async (call, forward) => {
+      const answer = await forward()
       if (call.method === 'eth_getTransactionCount' && answer.result && BigInt(answer.result) >= 2n) {
         answer.result = `0x${(BigInt(answer.result) - 2n).toString(16)}`
       }
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(answer))
+      return answer
     })
-    proxy.listen(0, '127.0.0.1')
-    await once(proxy, 'listening')
     try {
       const operatorKey = await operatorThatSent(2)
       const settler = createOnChainSettler({
         privateKey: operatorKey,
-        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        rpcUrls: { 'eip155:84532': proxy.url },
         receiptTimeoutMs: 5_000,
         rpcTimeoutMs: 2_000,
       })
@@ -346,29 +347,13 @@ describe('createOnChainSettler', () => {
 
   it('reports a transaction whose receipt does not come in time as settlement_timeout with its hash', async () => {
     // A JSON-RPC proxy to the local chain that never reports receipts.
-    const proxy = createHttpServer(async (req, res) => {
-      let raw = ''
-      for await (const chunk of req) raw += chunk
-      const call = JSON.parse(raw) as { id: number; method: string }
-      if (call.method === 'eth_getTransactionReceipt') {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: null }))
-        return
-      }
-      const upstream = await fetch(setup.chain.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
-      })
-      res.writeHead(upstream.status, { 'content-type': 'application/json' })
-      res.end(await upstream.text())
-    })
-    proxy.listen(0, '127.0.0.1')
-    await once(proxy, 'listening')
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, async (call, forward) =>
+      call.method === 'eth_getTransactionReceipt' ? { jsonrpc: '2.0', id: call.id, result: null } : forward(),
+    )
     try {
       const settler = createOnChainSettler({
         privateKey: setup.operatorKey,
-        rpcUrls: { 'eip155:84532': `http://127.0.0.1:${(proxy.address() as { port: number }).port}` },
+        rpcUrls: { 'eip155:84532': proxy.url },
         receiptTimeoutMs: 300,
       })
       const payment = await verifiedPayment(setup.payerKeys[0]!)
