@@ -54,18 +54,14 @@ export interface LoadedList {
  * What a screen against the held lists gives: matches with the coverage of the lists the screen
  * promises (a name screen all three, an address screen OFAC SDN), or `unavailable` (never clean).
  */
-export type SanctionsScreening =
-  | (ScreenResult & { status: 'ok'; lists: LoadedList[]; note: string; coverage: SanctionsCoverage })
-  | {
-      status: 'unavailable'
-      reason: 'sanctions_lists_not_loaded'
-      note: string
-      coverage: SanctionsCoverage
-    }
+export type SanctionsScreening = Screening<ScreenResult>
 
 /** A fuzzy screen against the held lists: matches with score breakdowns, or `unavailable`. */
-export type FuzzyScreening =
-  | (FuzzyScreenResult & { status: 'ok'; lists: LoadedList[]; note: string; coverage: SanctionsCoverage })
+export type FuzzyScreening = Screening<FuzzyScreenResult>
+
+/** A screen's matches with the lists it read, or `unavailable` when no list is held. */
+type Screening<Result> =
+  | (Result & { status: 'ok'; lists: LoadedList[]; note: string; coverage: SanctionsCoverage })
   | {
       status: 'unavailable'
       reason: 'sanctions_lists_not_loaded'
