@@ -194,11 +194,13 @@ function rangeText(rows: number[]): string {
 }
 
 class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-  ) {
+  readonly status: number
+  readonly body: unknown
+
+  constructor(status: number, body: unknown) {
     super(`HTTP ${status}: ${JSON.stringify(body).slice(0, 500)}`)
+    this.status = status
+    this.body = body
   }
 }
 

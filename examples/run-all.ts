@@ -13,11 +13,15 @@ const stories = readdirSync(here, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort()
 
+// Node 22.18+ and 24 run TypeScript themselves (faster to start); older Nodes load tsx.
+const typescript = (process.features as { typescript?: string | false }).typescript
+const loader = typescript ? [] : ['--import', 'tsx']
+
 let passed = 0
 let failed = 0
 for (const story of stories) {
   console.log(`example ${story}`)
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, story, 'main.ts')], {
+  const result = spawnSync(process.execPath, [...loader, path.join(here, story, 'main.ts')], {
     stdio: 'inherit',
     timeout: 180_000,
   })

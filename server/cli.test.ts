@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testPgliteDataDir } from '../test/support/database.ts'
+import { tsEntry } from '../test/support/ts-entry.ts'
 
 /**
  * The operator CLI as a process (`npm run cli`): the environment names the database, answers go to
@@ -19,7 +20,7 @@ describe('operator CLI process', () => {
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
-        ['--import', 'tsx', 'server/cli.ts', ...args],
+        tsEntry('server/cli.ts', ...args),
         { env: { ...process.env, DATA_DIR: folder.dataDir }, encoding: 'utf8', timeout: 60_000 },
         (_error, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
       )

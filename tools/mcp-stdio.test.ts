@@ -5,6 +5,7 @@ import { operations } from '../core/operations/index.ts'
 import { testPgliteDataDir } from '../test/support/database.ts'
 import { OFFLINE_LISTS } from '../test/support/test-config.ts'
 import { problemOf } from '../test/support/tool-errors.ts'
+import { tsEntry } from '../test/support/ts-entry.ts'
 
 /** The `validation-mcp` process (server/mcp-stdio.ts) through the official client's stdio transport. */
 describe('MCP over stdio', () => {
@@ -18,7 +19,7 @@ describe('MCP over stdio', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', 'server/mcp-stdio.ts'],
+        args: tsEntry('server/mcp-stdio.ts'),
         env: { ...getDefaultEnvironment(), ...OFFLINE_LISTS, DATA_DIR: folder.dataDir, LOG_LEVEL: 'error' },
         stderr: 'ignore',
       }),

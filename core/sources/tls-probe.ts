@@ -127,7 +127,11 @@ function handshake(
 
 /** A TLS-level refusal (alert, protocol mismatch): an answer about the host's TLS, not an outage. */
 class HandshakeRefused {
-  constructor(readonly code: string) {}
+  readonly code: string
+
+  constructor(code: string) {
+    this.code = code
+  }
 }
 
 function describe(

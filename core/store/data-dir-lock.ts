@@ -42,15 +42,16 @@ export interface DataDirLock {
 
 /** Another process (or this one, through another handle) owns the folder. */
 export class DataDirInUseError extends Error {
-  constructor(
-    readonly dataDir: string,
-    readonly owner: LockOwner | undefined,
-    reason: string,
-  ) {
+  readonly dataDir: string
+  readonly owner: LockOwner | undefined
+
+  constructor(dataDir: string, owner: LockOwner | undefined, reason: string) {
     super(
       `DATA_DIR ${dataDir} is in use by ${reason}; stop it, or use another DATA_DIR, or PostgreSQL (DATABASE_URL) to share one database between processes`,
     )
     this.name = 'DataDirInUseError'
+    this.dataDir = dataDir
+    this.owner = owner
   }
 }
 

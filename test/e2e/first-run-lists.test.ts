@@ -19,6 +19,7 @@ import {
 } from '../support/sanctions/shared-data.ts'
 import { createTestService } from '../support/service.ts'
 import { OFFLINE_LISTS } from '../support/test-config.ts'
+import { tsEntry } from '../support/ts-entry.ts'
 
 /** A port nothing listens on (taken, then released). */
 async function closedPort(): Promise<number> {
@@ -58,7 +59,7 @@ describe('first run: the official lists by default, progress, degraded health, l
     const dataDir = await mkdtemp(path.join(tmpdir(), 'first-run-'))
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }))
     const port = 20_000 + Math.floor(Math.random() * 20_000)
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child: ChildProcess = spawn(process.execPath, tsEntry('server/main.ts'), {
       env: {
         ...process.env,
         ...OFFLINE_LISTS,
@@ -152,7 +153,7 @@ describe('first run: the official lists by default, progress, degraded health, l
     await writeFile(path.join(folder, 'notes.xml'), '<notes/>')
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'server/lists-import.ts', folder],
+      tsEntry('server/lists-import.ts', folder),
       { env: { ...process.env, ...OFFLINE_LISTS, DATA_DIR: dataDir }, maxBuffer: 8 * 1024 * 1024 },
     )
     expect(stdout).toContain(

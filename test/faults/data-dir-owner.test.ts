@@ -9,6 +9,7 @@ import { testPgliteDataDir, testPostgresUrl } from '../support/database.ts'
 import { sanctionsDataDir } from '../support/sanctions/shared-data.ts'
 import { TEST_ADMIN_KEY } from '../support/serve.ts'
 import { OFFLINE_LISTS } from '../support/test-config.ts'
+import { tsEntry } from '../support/ts-entry.ts'
 
 /**
  * One owner per PGlite data folder, with real processes: a second server, the operator CLI, a
@@ -48,7 +49,7 @@ function run(
   stdin: 'ignore' | 'pipe' = 'ignore',
 ): Run {
   const started = performance.now()
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, tsEntry(script, ...args), {
     env: { ...process.env, ...OFFLINE_LISTS, LOG_LEVEL: 'warn', ADMIN_API_KEY: TEST_ADMIN_KEY, ...env },
     stdio: [stdin, 'pipe', 'pipe'],
   })

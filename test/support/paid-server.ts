@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { tsEntry } from './ts-entry.ts'
 
 /**
  * The paid test server (test/support/paid-server-main.ts) as a child process, so fault tests can
@@ -8,7 +9,7 @@ import { once } from 'node:events'
 export async function startPaidServerChild(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/paid-server-main.ts'], {
+  const child = spawn(process.execPath, tsEntry('test/support/paid-server-main.ts'), {
     // Rate limits off unless the test sets RATE_LIMITS: fault tests make 1,000 calls with one key.
     env: { ...process.env, RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -22,13 +22,14 @@ export type SolanaSignatureStatus =
  * InsufficientFunds).
  */
 export class SolanaRpcError extends Error {
-  constructor(
-    readonly kind: 'unavailable' | 'rejected',
-    message: string,
-    readonly reason?: string,
-  ) {
+  readonly kind: 'unavailable' | 'rejected'
+  readonly reason?: string
+
+  constructor(kind: 'unavailable' | 'rejected', message: string, reason?: string) {
     super(message)
     this.name = 'SolanaRpcError'
+    this.kind = kind
+    this.reason = reason
   }
 }
 

@@ -9,6 +9,7 @@ import { createWebhookStore } from '../../../core/webhooks/webhook-store.ts'
 import { pgliteTemplateDump } from '../database.ts'
 import type { FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.ts'
 import { waitFor } from '../paid-server.ts'
+import { tsEntry } from '../ts-entry.ts'
 
 /**
  * Test-only helpers of the webhook fault and throughput tests: seed a queue of deliveries into a
@@ -56,24 +57,20 @@ export async function startWebhookServerChild(
 ): Promise<ServerChild> {
   const caFile = path.join(workDir, 'test-ca.pem')
   writeFileSync(caFile, receiver.ca)
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/support/monitoring/webhook-server-main.ts'],
-    {
-      env: {
-        ...process.env,
-        PORT: '0',
-        LOG_LEVEL: 'warn',
-        SANCTIONS_STARTUP_REFRESH_DELAY_MS: '3600000',
-        TEST_WEBHOOK_CA_FILE: caFile,
-        TEST_WEBHOOK_HOST: receiver.hostname,
-        WEBHOOK_POLL_MS: '100',
-        WEBHOOK_CLAIM_LOCK_MS: '11000',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', process.env.DEBUG_CHILD ? 'inherit' : 'ignore'],
+  const child = spawn(process.execPath, tsEntry('test/support/monitoring/webhook-server-main.ts'), {
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '3600000',
+      TEST_WEBHOOK_CA_FILE: caFile,
+      TEST_WEBHOOK_HOST: receiver.hostname,
+      WEBHOOK_POLL_MS: '100',
+      WEBHOOK_CLAIM_LOCK_MS: '11000',
+      ...env,
     },
-  )
+    stdio: ['ignore', 'pipe', process.env.DEBUG_CHILD ? 'inherit' : 'ignore'],
+  })
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer]
   const { port } = JSON.parse(chunk.toString()) as { port: number }
   return { child, port }
