@@ -18,8 +18,8 @@
  * Env: DURATION_S (default 5), CONNECTIONS (default 10), ROUNDS (default 5), SHARED_DIR.
  */
 
+import { DEFAULT_RATE_LIMITS } from '../core/limits/rate-limit-policy.ts'
 import { createRateLimiter } from '../core/limits/rate-limiter.ts'
-import { DEFAULT_RATE_LIMITS } from '../core/limits/rate-limits.ts'
 import { usd } from '../core/money.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
 import { createService, type Service } from '../server/compose.ts'

@@ -275,7 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parsed.data
 }
 
-/** The rate-limit policy of a configuration (defaults in core/limits/rate-limits.ts); undefined when RATE_LIMITS=off. */
+/** The rate-limit policy of a configuration (defaults in core/limits/rate-limit-policy.ts); undefined when RATE_LIMITS=off. */
 export function rateLimitPolicyOf(config: Config): RateLimitPolicy | undefined {
   if (config.RATE_LIMITS === 'off') return undefined
   const tier = (name: Tier, value: string | undefined): TierLimits =>

@@ -1,14 +1,5 @@
-export {
-  advanceRow,
-  type CounterRow,
-  type CounterStore,
-  createEmbeddedCounterStore,
-  createRateLimiter,
-  createSharedCounterStore,
-  type RateLimiter,
-  type RateLimiterOptions,
-  windowsOf,
-} from './rate-limiter.ts'
+export { advanceRow, type CounterRow, type CounterStore, windowsOf } from './counter-row.ts'
+export { createEmbeddedCounterStore } from './embedded-counter-store.ts'
 export {
   DEFAULT_RATE_LIMITS,
   parseTierLimits,
@@ -17,4 +8,6 @@ export {
   type RateLimitState,
   type RateLimitWindow,
   type TierLimits,
-} from './rate-limits.ts'
+} from './rate-limit-policy.ts'
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limiter.ts'
+export { createSharedCounterStore, type ExecuteStatement } from './shared-counter-store.ts'

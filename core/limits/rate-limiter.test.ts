@@ -4,13 +4,13 @@ import { type DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../te
 import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
 import type { Caller, KeyCaller } from '../context.ts'
 import { createDatabase, type Database, type Db } from '../store/database.ts'
-import { createRateLimiter as createLimiter, createRateLimiter } from './rate-limiter.ts'
 import {
   DEFAULT_RATE_LIMITS,
   parseTierLimits,
   RateLimitedError,
   type RateLimitPolicy,
-} from './rate-limits.ts'
+} from './rate-limit-policy.ts'
+import { createRateLimiter as createLimiter, createRateLimiter } from './rate-limiter.ts'
 
 const baseKey = (keyId: string, tier: KeyCaller['tier'] = 'pro'): Caller => ({
   kind: 'key',
