@@ -335,6 +335,7 @@ describe('HTTP API (foundation)', () => {
       input: z.object({}).strict(),
       output: z.object({}),
       price: null,
+      ports: [],
       access: { sandbox: 'refuse' },
       run: async () => {
         throw new Error('secret internals at /srv/app.ts:12')

@@ -231,7 +231,10 @@ function reasonOf(result: SourceResult<unknown>): string {
   return result.status === 'ok' ? '' : result.detail ? `${result.reason}: ${result.detail}` : result.reason
 }
 
-function sanctionsPart(wallet: string, ctx: OperationContext): z.infer<typeof SanctionsPart> {
+function sanctionsPart(
+  wallet: string,
+  ctx: OperationContext<'sanctionsLists'>,
+): z.infer<typeof SanctionsPart> {
   const lists = ctx.deps.sanctionsLists
   const ofac = lists?.status().find((list) => list.list_key === 'ofac_sdn')
   const listStatus = !ofac?.loaded ? 'not_loaded' : ofac.stale ? 'stale' : 'current'
@@ -277,7 +280,7 @@ function sanctionsPart(wallet: string, ctx: OperationContext): z.infer<typeof Sa
 
 async function domainPart(
   domain: string | undefined,
-  ctx: OperationContext,
+  ctx: OperationContext<'companySources'>,
 ): Promise<z.infer<typeof DomainPart>> {
   const none = {
     probes: {},
@@ -357,7 +360,7 @@ const NOT_CONFIGURED = {
  */
 export async function runAgentCheck(
   input: z.infer<typeof AgentCheckInput>,
-  ctx: OperationContext,
+  ctx: OperationContext<'agentChain' | 'agentRegistries' | 'companySources' | 'sanctionsLists'>,
 ): Promise<Result> {
   const wallet = getAddress(input.wallet) as Address
   const reader = ctx.deps.agentChain
@@ -517,6 +520,7 @@ export const agentCheck = defineOperation({
     ],
     check: (_input, deps) => [...listsNotReady(deps, 'addresses'), ...chainNotReady(deps)],
   },
+  ports: ['agentChain', 'agentRegistries', 'companySources', 'sanctionsLists'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: runAgentCheck,

@@ -34,7 +34,7 @@ export const ComplianceAlertsResult = z
   .strict()
 
 /** The monitoring port, or 503 when this server runs without it. */
-export function monitoringOf(ctx: OperationContext): MonitoringPort {
+export function monitoringOf(ctx: OperationContext<'monitoring'>): MonitoringPort {
   const monitoring = ctx.deps.monitoring
   if (!monitoring)
     throw new ServiceError('unavailable', 'sanctions monitoring is not available on this server')
@@ -69,6 +69,7 @@ export const complianceAlerts = defineOperation({
             },
           ],
   },
+  ports: ['monitoring', 'sanctionsLists'],
   access: { sandbox: 'refuse', minTier: 'pro' },
   run: async (input, ctx) => {
     const limit = input.limit ?? 50

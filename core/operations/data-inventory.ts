@@ -51,6 +51,7 @@ export const dataInventory = defineOperation({
   input: DataInventoryInput,
   output: DataInventoryResult,
   price: null,
+  ports: ['dataInventory'],
   access: { sandbox: 'run' },
   run: async (_input, ctx) => {
     const caller = keyCallerOf(ctx)

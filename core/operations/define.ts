@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { Tier } from '../context.ts'
 import type { OperationPrice } from '../payments/pricing.ts'
-import type { OperationContext } from './operation-context.ts'
+import type { OperationContext, PortName } from './operation-context.ts'
 import type { OperationEssentials } from './readiness.ts'
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE'
@@ -58,7 +58,11 @@ export interface OperationAccess {
   tenant?: boolean
 }
 
-export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+export interface OperationDefinition<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  P extends PortName = PortName,
+> {
   /** MCP tool name (snake_case). */
   id: string
   http: OperationHttp
@@ -74,6 +78,11 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
   units?: (input: z.infer<I>) => number
   access: OperationAccess
   /**
+   * The service ports the operation uses (`[]`: none). Its context holds these and no other, so
+   * the compiler refuses a port the operation did not declare.
+   */
+  ports: readonly P[]
+  /**
    * The call reaches outside services at run time (registers, VIES, DNS, RDAP, TLS): results
    * depend on the world, not only on stored data. MCP `openWorldHint`. Default false.
    */
@@ -86,18 +95,18 @@ export interface OperationDefinition<I extends z.ZodType = z.ZodType, O extends 
    * the service's own state keeps from running makes the call a 503 that charges nothing.
    * Required for every priced operation.
    */
-  essentials?: OperationEssentials<z.infer<I>>
+  essentials?: OperationEssentials<z.infer<I>, P>
   /** Deterministic mock for sandbox keys; required when access.sandbox is 'mock'. */
   mock?: (input: z.infer<I>) => z.infer<O>
-  run: (input: z.infer<I>, ctx: OperationContext) => Promise<z.infer<O>>
+  run: (input: z.infer<I>, ctx: OperationContext<P>) => Promise<z.infer<O>>
 }
 
-export type AnyOperation = OperationDefinition<z.ZodType, z.ZodType>
+export type AnyOperation = OperationDefinition<z.ZodType, z.ZodType, PortName>
 
 /** Declares an operation once; HTTP routes, MCP tools and the OpenAPI document are generated from it. */
-export function defineOperation<I extends z.ZodType, O extends z.ZodType>(
-  definition: OperationDefinition<I, O>,
-): OperationDefinition<I, O> {
+export function defineOperation<I extends z.ZodType, O extends z.ZodType, P extends PortName>(
+  definition: OperationDefinition<I, O, P>,
+): OperationDefinition<I, O, P> {
   const { id, http } = definition
   if (definition.access.sandbox === 'mock' && !definition.mock) {
     throw new Error(`operation ${id}: sandbox 'mock' needs a mock()`)

@@ -184,7 +184,10 @@ export function informationOf(input: Pick<EntityCheckInputType, 'target_industri
  * (cbe_number or a BE VAT number), VIES (vat_number), RDAP + DNS + TLS (domain), IBAN bank and
  * country, wallet format, country risk and sanctions, all at once; scored by core/scoring.
  */
-export async function runEntityCheck(input: EntityCheckInputType, ctx: OperationContext) {
+export async function runEntityCheck(
+  input: EntityCheckInputType,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
+) {
   const { target_industries: _industries, target_size: _size, ...scored } = input
   const domain = input.domain ? validateDomain(input.domain) : undefined
   const iban = input.iban ? validateIban(input.iban) : undefined
@@ -275,6 +278,7 @@ export const entityCheck = defineOperation({
   output: EntityCheckResult,
   price: PRICES.entity_check,
   essentials: companyCheckEssentials,
+  ports: ['checks', 'companySources', 'sanctions'],
   access: { sandbox: 'mock' },
   openWorld: true,
   mock: mockEntityCheck,

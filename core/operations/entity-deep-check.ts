@@ -190,6 +190,7 @@ export const entityDeepCheck = defineOperation({
       return missing
     },
   },
+  ports: ['deepCheck'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: async (input, ctx) => {

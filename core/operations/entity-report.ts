@@ -90,7 +90,7 @@ const TRUST_LEVELS: Record<string, EntityReport['risk']['trust_level']> = {
 const SCOPE_NOTE =
   "Links are with this caller's own earlier reports only (never another key's), by exact shared VAT number, IBAN, domain, wallet address or register number; directors are linked when a source names them (the registers used here do not). A shared identifier is a lead to review, not a finding."
 
-function reportsOf(ctx: OperationContext) {
+function reportsOf(ctx: OperationContext<'reports'>) {
   const reports = ctx.deps.reports
   if (!reports)
     throw new ServiceError('unavailable', 'reports are not available on this service', {
@@ -102,7 +102,7 @@ function reportsOf(ctx: OperationContext) {
 /** The check to report on: this owner's stored check (check_id) or a new real entity check. */
 async function resolveCheck(
   input: ReportInput,
-  ctx: OperationContext,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
   owner: string,
 ): Promise<{ checkInput: CheckInput; result: CheckResult & { check_id: string; entity_hash: string } }> {
   if (input.check_id !== undefined) {
@@ -166,7 +166,7 @@ function domainSection(input: CheckInput, result: CheckResult): EntityReport['do
 }
 
 async function sanctionsSection(
-  ctx: OperationContext,
+  ctx: OperationContext<'sanctions'>,
   name: string,
   country: string,
 ): Promise<EntityReport['sanctions']> {
@@ -207,7 +207,7 @@ async function sanctionsSection(
   }
 }
 
-async function pepSection(ctx: OperationContext, name: string, country: string) {
+async function pepSection(ctx: OperationContext<'deepCheck'>, name: string, country: string) {
   const pep = ctx.deps.deepCheck?.pep
   if (!pep) {
     return {
@@ -254,7 +254,13 @@ async function pepSection(ctx: OperationContext, name: string, country: string) 
  * then the evidence: SHA-256 over the RFC 8785 canonical JSON and an Ed25519 detached JWS. The
  * report (and the check it ran) are stored only once the call is paid for.
  */
-export async function buildEntityReport(input: ReportInput, ctx: OperationContext): Promise<EntityReport> {
+/** The ports an entity report reads: stored checks, a new check's sources, PEP, the report store. */
+type ReportPorts = 'checks' | 'companySources' | 'deepCheck' | 'reports' | 'sanctions'
+
+export async function buildEntityReport(
+  input: ReportInput,
+  ctx: OperationContext<ReportPorts>,
+): Promise<EntityReport> {
   const reports = reportsOf(ctx)
   const who = ownerOf(ctx.caller)
   if (!who) throw new ServiceError('unauthorized', 'an API key or x402 payment is required')
@@ -375,6 +381,7 @@ export const entityReport = defineOperation({
       ]
     },
   },
+  ports: ['checks', 'companySources', 'deepCheck', 'reports', 'sanctions'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: buildEntityReport,
@@ -405,6 +412,7 @@ export const reportGet = defineOperation({
   input: ReportGetInput,
   output: EntityReportSchema,
   price: null,
+  ports: ['reports'],
   access: { sandbox: 'run' },
   run: async (input, ctx) => {
     const reports = reportsOf(ctx)

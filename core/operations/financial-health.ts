@@ -54,6 +54,7 @@ export const financialHealth = defineOperation({
   input: FinancialHealthInput,
   output: FinancialHealthResult,
   price: null,
+  ports: ['financial'],
   access: { sandbox: 'run' },
   run: async (_input, ctx) => {
     const caller = keyCallerOf(ctx)

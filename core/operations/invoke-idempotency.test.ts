@@ -69,6 +69,7 @@ const priced = defineOperation({
   input: z.object({ n: z.number().int() }).strict(),
   output: z.object({ n: z.number() }),
   price: { x402: { fresh: usd('0.10') }, account: { fresh: usd('0.50') } },
+  ports: [],
   access: { sandbox: 'refuse' },
   run: async (input, ctx) => {
     ctx.afterPayment(async () => void events.push('operation write'))
@@ -82,6 +83,7 @@ const free = defineOperation({
   input: z.object({ n: z.number().int() }).strict(),
   output: z.object({ n: z.number() }),
   price: null,
+  ports: [],
   access: { sandbox: 'refuse' },
   run: async (input) => input,
 })

@@ -67,6 +67,7 @@ const priced = defineOperation({
   output: z.object({ n: z.number() }),
   price: { x402: { fresh: usd('0.10') }, account: { fresh: usd('0.50') } },
   units: (input) => input.n,
+  ports: [],
   access: { sandbox: 'mock', minTier: 'free' },
   mock: (input) => ({ n: -input.n }),
   run: async (input, ctx) => {
@@ -82,6 +83,7 @@ const free = defineOperation({
   input: z.object({ q: z.string() }).strict(),
   output: z.object({ q: z.string() }),
   price: null,
+  ports: [],
   access: { sandbox: 'refuse', minTier: 'pro' },
   run: async (input) => input,
 })

@@ -39,6 +39,7 @@ export const keysRevoke = defineOperation({
   input: KeysRevokeInput,
   output: KeysRevokeResult,
   price: null,
+  ports: ['keys'],
   access: { sandbox: 'run' },
   destructive: true,
   run: async (_input, ctx) => {

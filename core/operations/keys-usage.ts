@@ -34,6 +34,7 @@ export const keysUsage = defineOperation({
   input: KeysUsageInput,
   output: KeysUsageResult,
   price: null,
+  ports: ['keys'],
   access: { sandbox: 'run' },
   run: async (_input, ctx) => {
     const caller = keyCallerOf(ctx)

@@ -103,7 +103,10 @@ export const KYB_VERIFIED_MIN_TRUST = 60
  * BE), VIES, sanctions (the given name, else the register's names; all register names in the
  * enhanced tier), domain, country risk; the same scoring as the entity check.
  */
-export async function runKybCheck(input: z.infer<typeof KybCheckInput>, ctx: OperationContext) {
+export async function runKybCheck(
+  input: z.infer<typeof KybCheckInput>,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
+) {
   const registration = input.registration_number.trim().replace(/[\s\-/]/g, '')
   const domain = input.domain ? validateDomain(input.domain) : undefined
   const vat = input.vat_number ? validateVatNumber(input.vat_number) : undefined
@@ -196,6 +199,7 @@ export const kybCheck = defineOperation({
       ...(await registerNotReady(deps, { kvk: input.country === 'NL', kbo: input.country === 'BE' })),
     ],
   },
+  ports: ['checks', 'companySources', 'sanctions'],
   access: { sandbox: 'mock', minTier: 'pro' },
   openWorld: true,
   mock: mockKybCheck,

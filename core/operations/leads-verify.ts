@@ -49,7 +49,10 @@ export function billableLeads(input: LeadsVerifyRequest): number {
  * answered in input order. The sources of a batch are shared: each KVK/KBO number, VAT number,
  * mail domain and name is asked once, with bounded concurrency.
  */
-export async function runLeadsVerify(input: LeadsVerifyRequest, ctx: OperationContext) {
+export async function runLeadsVerify(
+  input: LeadsVerifyRequest,
+  ctx: OperationContext<'companySources' | 'sanctions'>,
+) {
   const verifier = createLeadBatchVerifier({
     sources: ctx.deps.companySources ?? {},
     sanctions: ctx.deps.sanctions,
@@ -118,6 +121,7 @@ export const leadsVerify = defineOperation({
       return [...(names ? nameScreenNotReady(deps) : []), ...(await registerNotReady(deps, { kvk, kbo }))]
     },
   },
+  ports: ['companySources', 'sanctions'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: runLeadsVerify,

@@ -17,9 +17,12 @@ import type { AgentChainReader } from '../sources/agent-chain.ts'
 import type { UsageReports } from '../usage/usage-reports.ts'
 
 /**
- * Everything an operation may use, injected (CONVENTIONS 2). Each port is optional: an operation
- * whose port is missing reports its source `unavailable` (never clean) or answers 503. The
- * composition root in `server/` builds it once.
+ * Every port the service offers its operations, injected (CONVENTIONS 2). The composition root in
+ * `server/` builds it once. An operation sees only the ports it declares (`ports` in its
+ * definition, `Ports<…>` in its context), so its type says what it uses. A port may be absent
+ * from a composition (a source not configured, a test wiring only what it needs): the operation's
+ * essential-parts check turns that into a 503 that charges nothing, or the part into `unavailable`
+ * (never clean).
  */
 export interface ServiceDeps {
   /** Company registers, VIES and domain sources for entity, risk, reputation and KYB checks. */
@@ -52,13 +55,23 @@ export interface ServiceDeps {
   usage?: UsageReports
 }
 
-/** What one operation call runs with: the caller, the tier asked for, the clock and the ports. */
-export interface OperationContext {
+/** The name of one port of {@link ServiceDeps}. */
+export type PortName = keyof ServiceDeps
+
+/** The ports an operation declared, and only those. */
+export type Ports<P extends PortName> = Pick<ServiceDeps, P>
+
+/**
+ * What one operation call runs with: the caller, the tier asked for, the clock and the ports the
+ * operation declared (`P`; a helper names the ports it reads, and any operation that declares at
+ * least those may call it).
+ */
+export interface OperationContext<P extends PortName = never> {
   caller: Caller
   quality: Quality
   clock: Clock
   requestId: string
-  deps: ServiceDeps
+  deps: Ports<P>
   /**
    * Keeps something this call produced (a stored check, a history row) once the call is paid
    * for: the write runs after the payment settled and is dropped when it did not, so nothing an
@@ -68,7 +81,7 @@ export interface OperationContext {
 }
 
 /** The ports of a company check (registers, VIES, domain, sanctions) from an operation's context. */
-export function companyCheckDeps(ctx: OperationContext): CompanyCheckDeps {
+export function companyCheckDeps(ctx: OperationContext<'companySources' | 'sanctions'>): CompanyCheckDeps {
   return { sources: ctx.deps.companySources ?? {}, sanctions: ctx.deps.sanctions, clock: ctx.clock }
 }
 

@@ -12,6 +12,7 @@ const liar = defineOperation({
   input: z.object({}).strict(),
   output: z.object({ score: z.number().int().min(0).max(100) }),
   price: null,
+  ports: [],
   access: { sandbox: 'run' },
   run: async () => ({ score: 'high' }) as never,
 })

@@ -90,6 +90,7 @@ export const providersList = defineOperation({
   input: ProvidersListInput,
   output: ProvidersListResult,
   price: null,
+  ports: ['providers'],
   access: { sandbox: 'run' },
   run: async (_input, ctx) => {
     const directory = ctx.deps.providers

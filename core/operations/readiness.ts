@@ -2,7 +2,7 @@ import type { Quality } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { SanctionsCoverage } from '../sanctions/coverage.ts'
 import type { ListKey } from '../sanctions/types.ts'
-import type { ServiceDeps } from './operation-context.ts'
+import type { PortName, Ports } from './operation-context.ts'
 
 /**
  * The charging rule (DESIGN "Honest answers"; docs/http-api.md "What is charged"): an operation
@@ -38,12 +38,12 @@ export interface PartNotReady {
 }
 
 /** The essential parts of an operation and how to tell, before charging, whether they can run. */
-export interface OperationEssentials<I> {
+export interface OperationEssentials<I, P extends PortName = PortName> {
   parts: readonly EssentialPart[]
   /** The essential parts that cannot run now for this input (empty: the call may be charged). */
   check(
     input: I,
-    deps: ServiceDeps,
+    deps: Ports<P>,
     quality: Quality,
   ): readonly PartNotReady[] | Promise<readonly PartNotReady[]>
 }
@@ -90,7 +90,7 @@ export function sanctionsNotReady(coverage: SanctionsCoverage, part = 'sanctions
 }
 
 /** The name-screen coverage of the sanctions port the checks use; no port: not configured. */
-export function nameScreenNotReady(deps: ServiceDeps): PartNotReady[] {
+export function nameScreenNotReady(deps: Ports<'sanctions'>): PartNotReady[] {
   if (!deps.sanctions) return [sanctionsNotWired()]
   return sanctionsNotReady(deps.sanctions.coverage('names'))
 }
@@ -105,7 +105,10 @@ function sanctionsNotWired(): PartNotReady {
 }
 
 /** The lists held by the sanctions service itself (screen, agent check, watchlist). */
-export function listsNotReady(deps: ServiceDeps, promised: 'names' | 'addresses'): PartNotReady[] {
+export function listsNotReady(
+  deps: Ports<'sanctionsLists'>,
+  promised: 'names' | 'addresses',
+): PartNotReady[] {
   const lists = deps.sanctionsLists
   if (!lists) return [sanctionsNotWired()]
   return sanctionsNotReady(lists.coverage(promised === 'names' ? NAME_LISTS : ADDRESS_LISTS))
@@ -120,7 +123,7 @@ const ADDRESS_LISTS: readonly ListKey[] = ['ofac_sdn']
  * open data imported.
  */
 export async function registerNotReady(
-  deps: ServiceDeps,
+  deps: Ports<'companySources'>,
   wants: { kvk: boolean; kbo: boolean },
 ): Promise<PartNotReady[]> {
   const sources = deps.companySources ?? {}
@@ -156,7 +159,7 @@ export async function registerNotReady(
 }
 
 /** The chain reader of agent checks and wallet balances, when no RPC is configured. */
-export function chainNotReady(deps: ServiceDeps): PartNotReady[] {
+export function chainNotReady(deps: Ports<'agentChain'>): PartNotReady[] {
   if (deps.agentChain) return []
   return [
     {

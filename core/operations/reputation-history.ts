@@ -57,6 +57,7 @@ export const reputationHistory = defineOperation({
   input: ReputationHistoryInput,
   output: ReputationHistoryResult,
   price: null,
+  ports: ['checks'],
   access: { sandbox: 'run' },
   run: (input, ctx) =>
     getReputationHistory(ctx.deps.checks, ctx.caller, input.entity_hash, {

@@ -95,7 +95,11 @@ interface Base {
   sanctions_coverage?: SanctionsCoverage
 }
 
-async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enhanced'): Promise<Base> {
+async function baseOf(
+  input: Input,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
+  tier: 'fresh' | 'enhanced',
+): Promise<Base> {
   const now = ctx.clock.now()
   if (input.trust_score !== undefined && input.cluster !== undefined) {
     return {
@@ -181,7 +185,10 @@ async function baseOf(input: Input, ctx: OperationContext, tier: 'fresh' | 'enha
  * "Reputation"). The base is the score sent, else the caller's latest stored check of the
  * entity (by name), else a check run now; the enhanced tier always checks now.
  */
-export async function runReputationScore(input: Input, ctx: OperationContext) {
+export async function runReputationScore(
+  input: Input,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
+) {
   const country = input.country
   const identity = nameIdentity(input.entity_name, country ?? 'ZZ')
   return runTiered<z.infer<typeof ReputationScoreResult>>(ctx, {
@@ -247,6 +254,7 @@ export const reputationScore = defineOperation({
     // before any source, and a part that cannot run fails the call uncharged.
     check: () => [],
   },
+  ports: ['checks', 'companySources', 'sanctions'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: runReputationScore,

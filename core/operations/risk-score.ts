@@ -68,7 +68,10 @@ export function mockRiskScore(input: z.infer<typeof RiskScoreInput>): z.infer<ty
  * The real risk score (spec: POST /v1/risk/score; METHODOLOGY.md "Risk score"): country risk
  * and sanctions screening, plus a register search by name in the enhanced tier.
  */
-export async function runRiskScore(input: z.infer<typeof RiskScoreInput>, ctx: OperationContext) {
+export async function runRiskScore(
+  input: z.infer<typeof RiskScoreInput>,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
+) {
   return runTiered<z.infer<typeof RiskScoreResult>>(ctx, {
     operation: 'risk_score',
     entityHash: entityHash(nameIdentity(input.entity_name, input.country)),
@@ -128,6 +131,7 @@ export const riskScore = defineOperation({
       })),
     ],
   },
+  ports: ['checks', 'companySources', 'sanctions'],
   access: { sandbox: 'mock' },
   openWorld: true,
   mock: mockRiskScore,

@@ -155,6 +155,7 @@ export const sanctionsScreen = defineOperation({
   output: SanctionsScreenResult,
   price: PRICES.sanctions_screen,
   essentials: { parts: [SANCTIONS_PART], check: (_input, deps) => listsNotReady(deps, 'names') },
+  ports: ['sanctionsLists'],
   access: { sandbox: 'refuse' },
   run: async (input, ctx) => {
     const lists = ctx.deps.sanctionsLists

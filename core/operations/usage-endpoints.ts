@@ -20,6 +20,7 @@ export const usageEndpoints = defineOperation({
   input: UsageEndpointsInput,
   output: UsageEndpointsResult,
   price: null,
+  ports: ['usage'],
   access: { sandbox: 'run' },
   run: async (_input, ctx) => {
     const caller = keyCallerOf(ctx)

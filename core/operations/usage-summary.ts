@@ -51,6 +51,7 @@ export const usageSummary = defineOperation({
   input: UsageSummaryInput,
   output: UsageSummaryResult,
   price: null,
+  ports: ['usage'],
   access: { sandbox: 'run' },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)

@@ -51,6 +51,7 @@ export const walletBalance = defineOperation({
     ],
     check: (_input, deps) => chainNotReady(deps),
   },
+  ports: ['agentChain'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: async (input, ctx) => {

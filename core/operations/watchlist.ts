@@ -141,7 +141,7 @@ function screeningOf(
 }
 
 /** Screens an entry against the lists held now, by the same rules as the checks. */
-function screenEntry(entry: WatchlistEntry, ctx: OperationContext) {
+function screenEntry(entry: WatchlistEntry, ctx: OperationContext<'sanctionsLists'>) {
   const lists = ctx.deps.sanctionsLists
   const promised = entry.type === 'wallet' ? ADDRESS_SCREEN_LISTS : NAME_SCREEN_LISTS
   if (!lists) return screeningOf(undefined, promised)
@@ -168,6 +168,7 @@ export const watchlistAdd = defineOperation({
   input: WatchlistAddInput,
   output: WatchlistEntryWithScreening,
   price: null,
+  ports: ['monitoring', 'sanctionsLists'],
   access: { sandbox: 'run', tenant: true },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)
@@ -201,6 +202,7 @@ export const watchlistList = defineOperation({
     })
     .strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run', tenant: true },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)
@@ -218,6 +220,7 @@ export const watchlistGet = defineOperation({
   input: WatchlistIdInput,
   output: WatchlistEntryWithScreening,
   price: null,
+  ports: ['monitoring', 'sanctionsLists'],
   access: { sandbox: 'run', tenant: true },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)
@@ -234,6 +237,7 @@ export const watchlistDelete = defineOperation({
   input: WatchlistIdInput,
   output: z.object({ deleted: z.literal(true) }).strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run', tenant: true },
   destructive: true,
   run: async (input, ctx) => {

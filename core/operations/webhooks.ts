@@ -56,6 +56,7 @@ export const webhooksCreate = defineOperation({
     secret: z.string().describe('The signing secret: returned once, stored encrypted, never shown again'),
   }).strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run' },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)
@@ -100,6 +101,7 @@ export const webhooksList = defineOperation({
     })
     .strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run' },
   run: async (input, ctx) =>
     monitoringOf(ctx).webhooks.list(keyCallerOf(ctx).keyId, {
@@ -115,6 +117,7 @@ export const webhooksDelete = defineOperation({
   input: WebhookIdInput,
   output: z.object({ deleted: z.literal(true) }).strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run' },
   destructive: true,
   run: async (input, ctx) => {
@@ -143,6 +146,7 @@ export const webhooksTest = defineOperation({
     })
     .strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run' },
   openWorld: true,
   run: async (input, ctx) => {
@@ -208,6 +212,7 @@ export const webhooksDeliveries = defineOperation({
     })
     .strict(),
   price: null,
+  ports: ['monitoring'],
   access: { sandbox: 'run' },
   run: async (input, ctx) => {
     const limit = input.limit ?? 50

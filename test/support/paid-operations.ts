@@ -23,6 +23,7 @@ export const paidEcho = defineOperation({
     .strict(),
   output: z.object({ echo: z.string(), payer: z.string() }),
   price: PRICES.risk_score,
+  ports: [],
   access: { sandbox: 'refuse' },
   run: async (input, ctx) => {
     if (input.wait_ms) await new Promise((resolve) => setTimeout(resolve, input.wait_ms))
