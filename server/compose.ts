@@ -14,7 +14,8 @@ import {
   type ServiceDeps,
 } from '../core/operations/index.ts'
 import { createProviderRegistrations } from '../core/providers/index.ts'
-import { createReportStore } from '../core/reports/report-store.ts'
+import type { ReportSigner } from '../core/reports/evidence.ts'
+import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { DataDirLock } from '../core/store/data-dir-lock.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
@@ -94,18 +95,12 @@ function jsonLog(minimum: Config['LOG_LEVEL']): NonNullable<ServiceOverrides['lo
   }
 }
 
-/** The composition root: config -> database -> ports -> runtime -> HTTP app (with /mcp). */
+/** The composition root, as a list of wiring steps: config -> database -> ports -> runtime -> HTTP app (with /mcp). */
 export async function createService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const log = overrides.log ?? jsonLog(config.LOG_LEVEL)
   const operations = overrides.operations ?? registry
   const clock = overrides.clock ?? systemClock
-  const database =
-    overrides.database ??
-    (await createDatabase({
-      url: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      ...(overrides.dataDirLock ? { dataDirLock: overrides.dataDirLock } : {}),
-    }))
+  const database = overrides.database ?? (await openDatabase(config, overrides.dataDirLock))
   const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
   const maintenance = createMaintenanceSwitch({ db: database.db, clock })
   const sanctions = buildSanctions(config, database, clock, log)
@@ -115,11 +110,12 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   await payments.start()
   const agentChain = await buildAgentChain(config, clock, log)
   const retention = buildRetention(config, database, clock, log)
-  const breakers = createCompanySourceBreakers(clock)
   const embedded = database.kind === 'pglite' && !overrides.database
   const secretBox = webhookSecretBox(config, embedded)
-  const reportSigner = await buildReportSigner(config, embedded, secretBox)
-  const reportStore = createReportStore(database.db)
+  const reports = {
+    signer: await buildReportSigner(config, embedded, secretBox),
+    store: createReportStore(database.db),
+  }
   const monitoring = buildMonitoring(config, database, clock, log, secretBox, {
     instanceId,
     ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
@@ -127,12 +123,104 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   monitoring.start()
   const backfilled = await backfillUsageRollups(database.db)
   if (backfilled > 0) log('info', 'usage rollup built from the usage log', { rows: backfilled })
-  const endpoints = new Map(
-    [...registry, ...operations].map((operation) => [
-      operation.id,
-      `${operation.http.method} ${operation.http.path}`,
-    ]),
-  )
+  const deps = await buildServiceDeps({
+    config,
+    database,
+    clock,
+    log,
+    operations,
+    keys,
+    maintenance,
+    sanctions,
+    payments,
+    agentChain,
+    reports,
+    retention,
+    monitoring,
+  })
+  const limits = buildLimits(config, database, clock, log)
+  const runtime = {
+    keys,
+    payments: payments.gate,
+    limits: limits.limiter,
+    usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
+    idempotency: createIdempotencyStore(database.db),
+    maintenance,
+    deps,
+    clock,
+    checkOutputs: overrides.checkOutputs,
+    onWriteError: (error: unknown, operationId: string) =>
+      log('error', 'the result of a paid call was not stored', { operationId, error: String(error) }),
+  }
+  const startedAt = new Date()
+  const { app, mcp } = buildInterfaces({
+    config,
+    database,
+    clock,
+    log,
+    operations,
+    runtime,
+    startedAt,
+    maintenance,
+    sanctions,
+    payments,
+    reports,
+    retention,
+    monitoring,
+  })
+  // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
+  retention.job.start()
+  return {
+    config,
+    database,
+    runtime,
+    mcp,
+    app,
+    startedAt,
+    monitoring,
+    close: async () => {
+      await retention.job.stop()
+      await monitoring.stop()
+      await limits.close()
+      await sanctions.service.stop()
+      payments.stop()
+      await database.close()
+    },
+  }
+}
+
+type Log = NonNullable<ServiceOverrides['log']>
+
+/** PGlite in DATA_DIR (under the claim the entry point took) or PostgreSQL at DATABASE_URL. */
+function openDatabase(config: Config, dataDirLock: DataDirLock | undefined): Promise<Database> {
+  return createDatabase({
+    url: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    ...(dataDirLock ? { dataDirLock } : {}),
+  })
+}
+
+/** What the wiring steps below share: the parts built by createService. */
+interface Parts {
+  config: Config
+  database: Database
+  clock: Clock
+  log: Log
+  operations: readonly AnyOperation[]
+  maintenance: ReturnType<typeof createMaintenanceSwitch>
+  sanctions: ReturnType<typeof buildSanctions>
+  payments: ReturnType<typeof buildPayments>
+  reports: { signer: ReportSigner; store: ReportStore }
+  retention: ReturnType<typeof buildRetention>
+  monitoring: Monitoring
+}
+
+/** The ports operations use (ServiceDeps), with the provider directory that watches them. */
+async function buildServiceDeps(
+  parts: Parts & { keys: ApiKeyService; agentChain: Awaited<ReturnType<typeof buildAgentChain>> },
+): Promise<ServiceDeps> {
+  const { config, database, clock, log, keys, sanctions, payments, agentChain } = parts
+  const breakers = createCompanySourceBreakers(clock)
   const deepCheck = buildDeepCheck(config, clock)
   const providers = buildProviderDirectory({
     config,
@@ -151,15 +239,20 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   })
   // registered_at: the providers configured now are recorded once, at the first start that has them.
   await providers.register().catch((error) => log('warn', 'providers not registered', String(error)))
-  const deps: ServiceDeps = {
+  const endpoints = new Map(
+    [...registry, ...parts.operations].map((operation) => [
+      operation.id,
+      `${operation.http.method} ${operation.http.path}`,
+    ]),
+  )
+  return {
     sanctions: sanctions.port,
     sanctionsLists: sanctions.service,
     companySources: await buildCompanySources(config, clock, log, database.db, breakers),
     checks: createCheckStore(database.db),
     deepCheck: deepCheck.sources,
     reports: {
-      store: reportStore,
-      signer: reportSigner,
+      ...parts.reports,
       jwksUrl: `${publicBaseUrlOf(config).replace(/\/+$/, '')}/.well-known/jwks.json`,
     },
     keys,
@@ -175,43 +268,48 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       settlementConfigured: payments.settlementConfigured,
       solanaSettlementConfigured: payments.solanaSettlementConfigured,
       treasuryBalance: payments.treasuryBalance,
-      frozen: async () => (await maintenance.current()).enabled,
+      frozen: async () => (await parts.maintenance.current()).enabled,
     },
     providers,
-    dataInventory: retention.inventory,
-    monitoring: monitoring.port,
+    dataInventory: parts.retention.inventory,
+    monitoring: parts.monitoring.port,
   }
-  const rateLimits = rateLimitPolicyOf(config)
-  const limits = rateLimits
+}
+
+/**
+ * The rate limiter of the configured policy (none when RATE_LIMITS=off), with the sweep that
+ * deletes counters with nothing left to count every 10 minutes (any process may do it).
+ */
+function buildLimits(config: Config, database: Database, clock: Clock, log: Log) {
+  const policy = rateLimitPolicyOf(config)
+  const limiter = policy
     ? createRateLimiter({
         db: database.db,
         clock,
-        policy: rateLimits,
+        policy,
         kind: database.kind,
         execute: (text, params) => database.executePrepared(text, params),
       })
     : undefined
-  // Counters with nothing left to count are deleted every 10 minutes (any process may do it).
-  const limitSweep = limits
+  const sweep = limiter
     ? setInterval(() => {
-        limits.sweep().catch((error) => log('warn', 'rate-limit counters not swept', String(error)))
+        limiter.sweep().catch((error) => log('warn', 'rate-limit counters not swept', String(error)))
       }, 600_000)
     : undefined
-  limitSweep?.unref()
-  const runtime = {
-    keys,
-    payments: payments.gate,
-    limits,
-    usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
-    idempotency: createIdempotencyStore(database.db),
-    maintenance,
-    deps,
-    clock,
-    checkOutputs: overrides.checkOutputs,
-    onWriteError: (error: unknown, operationId: string) =>
-      log('error', 'the result of a paid call was not stored', { operationId, error: String(error) }),
+  sweep?.unref()
+  return {
+    limiter,
+    close: async () => {
+      clearInterval(sweep)
+      await limiter?.close().catch((error) => log('warn', 'rate-limit counters not written', String(error)))
+    },
   }
-  const startedAt = new Date()
+}
+
+/** The MCP toolset and the HTTP app (operation routes, /mcp, payments, discovery, docs, admin). */
+function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt: Date }) {
+  const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions } = parts
+  const { payments, reports, monitoring } = parts
   const onError = (error: unknown, requestId: string) =>
     log('error', 'unexpected error', {
       requestId,
@@ -226,10 +324,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     clock,
     payment: payments.x402?.config,
     sanctions: sanctions.service,
-    storedCategories: retention.notes,
-    reportSigningKeyId: reportSigner.keyId,
+    storedCategories: parts.retention.notes,
+    reportSigningKeyId: reports.signer.keyId,
   })
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
+  const keys = runtime.keys
   const app = createApp({
     runtime,
     operations,
@@ -256,7 +355,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     routes: [
       paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
       discoveryRoutes({ ...discovery, operations }),
-      reportPublicRoutes({ signer: reportSigner, store: reportStore, clock }),
+      reportPublicRoutes({ signer: reports.signer, store: reports.store, clock }),
       docsRoutes(),
       adminSanctionsRoutes(keys, {
         sanctions: sanctions.service,
@@ -265,24 +364,5 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       }),
     ],
   })
-  // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
-  retention.job.start()
-  return {
-    config,
-    database,
-    runtime,
-    mcp,
-    app,
-    startedAt,
-    monitoring,
-    close: async () => {
-      await retention.job.stop()
-      await monitoring.stop()
-      clearInterval(limitSweep)
-      await limits?.close().catch((error) => log('warn', 'rate-limit counters not written', String(error)))
-      await sanctions.service.stop()
-      payments.stop()
-      await database.close()
-    },
-  }
+  return { app, mcp }
 }
