@@ -19,6 +19,9 @@ import type { SanctionsEntry } from './types.ts'
  * - exact folded text;
  * - Double Metaphone codes (phonetic key);
  * - first three and last three letters (one typo leaves one of them whole);
+ * - one edit away (a letter left out, added, changed or two swapped), by the one-deletion
+ *   neighbourhood of every Latin part (the symmetric-delete method of SymSpell): a typo in the
+ *   first or last three letters of a short word ("Igpr" / "Igor") is found too;
  * - consonant skeleton, for parts written in Arabic or Hebrew.
  */
 
@@ -74,7 +77,90 @@ export interface FuzzyIndex {
   readonly bySuffix: ReadonlyMap<string, readonly number[]>
   /** Consonant skeleton -> abjad tokens. */
   readonly bySkeleton: ReadonlyMap<string, readonly number[]>
+  /**
+   * One-deletion neighbourhood of the Latin tokens: the hash of each token with one letter
+   * removed (sorted), and the token it came from at the same position. Hashes, not strings:
+   * half a million of them in two typed arrays instead of a map of strings (a collision only adds
+   * a candidate that the comparison then refuses).
+   */
+  readonly deletionKeys: Uint32Array
+  readonly deletionTokens: Uint32Array
   readonly nameCount: number
+}
+
+/** Shortest and longest token given a one-deletion neighbourhood (longer words get their typos from prefix and suffix too). */
+const DELETION_MIN_LENGTH = 3
+const DELETION_MAX_LENGTH = 16
+
+/** 32-bit FNV-1a of a string's UTF-16 code units. */
+function hashText(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return hash >>> 0
+}
+
+/** The distinct strings `text` becomes with one letter removed. */
+export function oneDeletions(text: string): string[] {
+  const out = new Set<string>()
+  for (let i = 0; i < text.length; i++) out.add(text.slice(0, i) + text.slice(i + 1))
+  return [...out]
+}
+
+function buildDeletionNeighbourhood(
+  tokens: readonly string[],
+  abjad: readonly number[],
+): { deletionKeys: Uint32Array; deletionTokens: Uint32Array } {
+  const keys: number[] = []
+  const ids: number[] = []
+  for (let t = 0; t < tokens.length; t++) {
+    const text = tokens[t]!
+    if (abjad[t] === 1 || text.length < DELETION_MIN_LENGTH || text.length > DELETION_MAX_LENGTH) continue
+    for (const deletion of oneDeletions(text)) {
+      keys.push(hashText(deletion))
+      ids.push(t)
+    }
+  }
+  const order = Array.from(keys.keys()).sort((a, b) => keys[a]! - keys[b]!)
+  return {
+    deletionKeys: Uint32Array.from(order, (i) => keys[i]!),
+    deletionTokens: Uint32Array.from(order, (i) => ids[i]!),
+  }
+}
+
+/** Tokens whose one-deletion neighbourhood holds `text` (binary search on the sorted hashes). */
+function tokensByDeletion(fuzzy: FuzzyIndex, text: string, into: number[]): void {
+  const key = hashText(text)
+  const keys = fuzzy.deletionKeys
+  let low = 0
+  let high = keys.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (keys[mid]! < key) low = mid + 1
+    else high = mid
+  }
+  for (let i = low; i < keys.length && keys[i] === key; i++) into.push(fuzzy.deletionTokens[i]!)
+}
+
+/**
+ * Latin tokens one edit away from `text` (a letter left out, added or changed, two letters
+ * swapped), and some that only share a hash: candidates, which the comparison then scores.
+ */
+export function tokensWithinOneEdit(fuzzy: FuzzyIndex, text: string): number[] {
+  if (text.length < DELETION_MIN_LENGTH - 1 || text.length > DELETION_MAX_LENGTH + 1) return []
+  const found: number[] = []
+  // A letter added in the query: the listed token is one of the query's deletions.
+  // A letter left out: the query is one of the listed token's deletions.
+  // A letter changed or two swapped: they share a deletion.
+  tokensByDeletion(fuzzy, text, found)
+  for (const deletion of oneDeletions(text)) {
+    const id = fuzzy.tokenIds.get(deletion)
+    if (id !== undefined && fuzzy.tokenAbjad[id] === 0) found.push(id)
+    tokensByDeletion(fuzzy, deletion, found)
+  }
+  return found
 }
 
 function pushTo(map: Map<string, number[]>, key: string, id: number): void {
@@ -196,6 +282,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
   }
 
   return {
+    ...buildDeletionNeighbourhood(tokens, abjad),
     tokens,
     tokenIds,
     tokenAbjad: Uint8Array.from(abjad),

@@ -423,8 +423,8 @@ const SKELETON_DIGRAPHS: ReadonlyArray<readonly [RegExp, string]> = [
   [/ee/g, 'y'],
 ]
 
-/** Letters one Arabic or Persian letter is spelled with in Latin, merged into one class. */
-function skeletonLetters(text: string): string {
+/** Letters one Arabic or Persian letter is spelled with in Latin, merged into one class (vowels kept). */
+export function skeletonLetters(text: string): string {
   let value = text
   for (const [pattern, replacement] of SKELETON_DIGRAPHS) value = value.replace(pattern, replacement)
   return value.replace(/[qcg]/g, 'k').replace(/z/g, 'd').replace(/p/g, 'b')

@@ -100,7 +100,13 @@ describe('fuzzy name analysis', () => {
 describe('screenNameFuzzy', () => {
   it('finds a typo, another transliteration and a name variant, and says how', () => {
     expect(first('Vladimir Putim')).toMatchObject({ entry_id: '1', match_type: 'name_fuzzy' })
-    expect(first('Vladimir Ptuin')).toMatchObject({ entry_id: '1', match_type: 'name_phonetic' })
+    // Two swapped letters are one typo (Damerau-Levenshtein), not a spelling that sounds alike.
+    expect(first('Vladimir Ptuin')).toMatchObject({ entry_id: '1', match_type: 'name_fuzzy' })
+    expect(first('Vladimir Ptuin')!.score_breakdown.parts).toContainEqual(
+      expect.objectContaining({ query: 'ptuin', listed: 'putin', method: 'edit_distance' }),
+    )
+    // A short word missing one letter ("Vladimr"), and a name part whose first letters carry the typo.
+    expect(first('Vldimir Putin')).toMatchObject({ entry_id: '1', match_type: 'name_fuzzy' })
     expect(first('Vladimir Vladimirovich Putin')).toMatchObject({ entry_id: '1', match_type: 'name_tokens' })
     expect(first('Mohammed bin Salman')).toMatchObject({ entry_id: '2', match_type: 'name_phonetic' })
     const match = first('Mohammed bin Salman')!

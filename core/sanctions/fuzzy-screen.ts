@@ -1,5 +1,12 @@
 import { z } from 'zod'
-import { buildFuzzyIndex, type FuzzyIndex, nameKindOf, ROLE_CODES, SCRIPT_CODES } from './fuzzy-index.ts'
+import {
+  buildFuzzyIndex,
+  type FuzzyIndex,
+  nameKindOf,
+  ROLE_CODES,
+  SCRIPT_CODES,
+  tokensWithinOneEdit,
+} from './fuzzy-index.ts'
 import {
   analyseName,
   consonantSkeleton,
@@ -7,6 +14,7 @@ import {
   type NamePart,
   type NamePartRole,
   phoneticKeys,
+  skeletonLetters,
 } from './fuzzy-name-parts.ts'
 import { areNameVariants, nameVariants } from './given-name-variants.ts'
 import {
@@ -182,13 +190,15 @@ interface QueryPart extends NamePart {
  * also without an article written into the Arabic word (الأسد, "l-sd", against "Assad").
  * Skeletons of one or two letters must be equal.
  */
-function skeletonSimilarity(latin: string, abjad: string, latinText: string): number {
+function skeletonSimilarity(latin: string, abjad: string, latinText: string, abjadText = ''): number {
   if (latin.length === 0 || abjad.length === 0) return 0
   // One or two consonants say little: they must be equal, and a one-consonant skeleton must
-  // come from a short Latin word ("Ali" / علی, not "Popov" / ایوب).
+  // come from a short Latin word ("Ali" / علی), or from a short word of both scripts that begins
+  // alike ("Ayad" / عياد, "Puya" / پویا; not "Popov" / ایوب).
   if (Math.min(latin.length, abjad.length) <= 2) {
     const same = latin === abjad || (abjad.length >= 3 && abjad.startsWith('l') && latin === abjad.slice(1))
-    if (!same || (latin.length === 1 && latinText.length > 3)) return 0
+    if (!same) return 0
+    if (latin.length === 1 && latinText.length > 3 && !shortWordsAgree(latinText, abjadText)) return 0
     return SHORT_SKELETON_SIMILARITY
   }
   let best = latin === abjad ? 1 : Math.min(latin.length, abjad.length) <= 2 ? 0 : jaroWinkler(latin, abjad)
@@ -198,6 +208,33 @@ function skeletonSimilarity(latin: string, abjad: string, latinText: string): nu
     if (sim > best) best = sim
   }
   return best * SKELETON_FACTOR
+}
+
+/** Latin letters each transliterated Arabic-script letter may be written with (the rest: itself). */
+const LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
+  y: 'ieya',
+  w: 'ouwv',
+  a: 'aeo',
+}
+
+/**
+ * A one-consonant word of at most five Latin letters against an Arabic-script word of at most
+ * four: every letter of the Arabic word's transliteration (its consonant and its long vowels
+ * y, w, a) is found in the Latin word in order ("Ayad" / عياد "yd", "Eisa" / عیسی "ysy";
+ * not "Popov" / ایوب "ywb").
+ */
+function shortWordsAgree(latinText: string, abjadFolded: string): boolean {
+  if (abjadFolded.length === 0 || latinText.length > 5 || abjadFolded.length > 4) return false
+  const latin = skeletonLetters(latinText)
+  const abjad = skeletonLetters(abjadFolded)
+  let at = 0
+  for (const letter of abjad) {
+    const spellings = LONG_VOWEL_SPELLINGS[letter] ?? letter
+    while (at < latin.length && !spellings.includes(latin[at]!)) at++
+    if (at === latin.length) return false
+    at++
+  }
+  return true
 }
 
 /** What compareNameParts needs of a part. */
@@ -221,8 +258,8 @@ export function compareNameParts(
   if (query.text === listed.text && query.abjad === listed.abjad) return { sim: 1, method: 'exact' }
   if (query.abjad !== listed.abjad) {
     const sim = query.abjad
-      ? skeletonSimilarity(listed.skeleton, query.skeleton, listed.text)
-      : skeletonSimilarity(query.skeleton, listed.skeleton, query.text)
+      ? skeletonSimilarity(listed.skeleton, query.skeleton, listed.text, query.text)
+      : skeletonSimilarity(query.skeleton, listed.skeleton, query.text, listed.text)
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
   const a = query.text
@@ -235,7 +272,10 @@ export function compareNameParts(
     method = 'variant'
   }
   let close = -1
-  if (Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) {
+  if (
+    (Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
+    isShortWordTruncation(a, b)
+  ) {
     close = wordSimilarity(a, b)
     if (close > sim) {
       sim = close
@@ -247,6 +287,17 @@ export function compareNameParts(
     method = 'phonetic'
   }
   return sim >= PART_FLOOR ? { sim, method } : null
+}
+
+/**
+ * A three-letter word that is a four-letter one with one letter left out, the first letter kept
+ * ("Erc" / "Eric", "Yon" / "Yong"): the one typo a word this short may carry and still pair.
+ */
+function isShortWordTruncation(a: string, b: string): boolean {
+  const [short, long] = a.length < b.length ? [a, b] : [b, a]
+  if (short.length !== 3 || long.length !== 4 || short[0] !== long[0]) return false
+  for (let i = 1; i < 4; i++) if (long.slice(0, i) + long.slice(i + 1) === short) return true
+  return false
 }
 
 const VIA_PHONETIC = 1
@@ -276,6 +327,7 @@ function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number
   }
   if (!part.abjad) {
     if (part.skeleton) addCandidates(ids, fuzzy.bySkeleton.get(part.skeleton), 0)
+    for (const id of tokensWithinOneEdit(fuzzy, part.text)) if (!ids.has(id)) ids.set(id, 0)
   }
   return ids
 }

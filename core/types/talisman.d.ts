@@ -4,3 +4,8 @@ declare module 'talisman/metrics/jaro-winkler.js' {
   const jaroWinkler: (a: string, b: string) => number
   export default jaroWinkler
 }
+
+declare module 'talisman/metrics/damerau-levenshtein.js' {
+  /** Damerau-Levenshtein distance, optimal string alignment (adjacent transpositions count once). */
+  export default function damerauLevenshtein(a: string, b: string): number
+}
