@@ -170,11 +170,15 @@ describe.each(VARIANTS)('rate limiter: $name', ({ kind, store }) => {
     expect(await limiter.admitChallenge(undefined)).toBeUndefined()
   })
 
-  it('sweeps payer and IP counters idle for a minute, key counters only once every window is over', async () => {
+  it('sweeps payer counters idle for a minute, key counters only once every window is over', async () => {
     const clock = createManualClock('2026-04-30T23:59:00Z')
     const limiter = createRateLimiter({ db: await open(kind), clock, policy: policy(10, 10, 10) })
     await limiter.admit(key('sweep-key'))
-    await limiter.admitChallenge('192.0.2.55')
+    await limiter.admit({
+      kind: 'x402',
+      payer: '0x00000000000000000000000000000000000000aa',
+      network: 'eip155:8453',
+    })
     clock.advance(60_000) // 2026-05-01 00:00: new minute and month, but the day still holds the call
     expect(await limiter.sweep()).toBeGreaterThanOrEqual(1)
     expect((await limiter.admit(key('sweep-key')))?.remaining).toBe(8)

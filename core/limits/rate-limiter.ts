@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Caller, Clock } from '../context.ts'
 import { type Db, rowsOf } from '../store/database.ts'
+import { createChallengeLimiter } from './challenge-limiter.ts'
 import { type CounterRow, HOUR_SLOTS, NO_LIMIT, windowsOf } from './counter-row.ts'
 import { createEmbeddedCounterStore } from './embedded-counter-store.ts'
 import {
@@ -156,8 +157,12 @@ export interface RateLimiter {
    * Limits), or throws RateLimitedError. Returns the limit to report, or undefined when none applies
    * (the operator key).
    */
-  admit(caller: Caller): Promise<RateLimitState | undefined>
-  /** Counts one 402 challenge sent to a caller with neither key nor verified payment, by client IP. */
+  admit(caller: Caller, clientAddress?: string): Promise<RateLimitState | undefined>
+  /**
+   * Counts one 402 challenge sent to a caller with neither key nor verified payment, by client IP
+   * (in memory, challenge-limiter.ts): a verified x402 payer admitted from that address takes one
+   * back, so only challenges never followed by a payment count.
+   */
   admitChallenge(clientAddress: string | undefined): Promise<RateLimitState | undefined>
   /**
    * Deletes counters with nothing left to count: payer and IP rows idle for a minute, key rows
@@ -171,6 +176,7 @@ export interface RateLimiter {
 /** The limiter over shared database counters (spec: Limits; DESIGN: rate-limit counters are shared). */
 export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimiterOptions): RateLimiter {
   const store = kind === 'pglite' ? createEmbeddedCounterStore(db) : createSharedCounterStore(db, execute)
+  const challenges = createChallengeLimiter(policy.challengesPerMinute, clock)
 
   async function count(subject: string, limits: TierLimits, who: string): Promise<RateLimitState> {
     const at = clock.now()
@@ -196,22 +202,16 @@ export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimi
       )
       return deleted.length
     },
-    async admit(caller) {
+    async admit(caller, clientAddress) {
       const target = subjectOf(caller, policy)
       if (!target) return undefined
-      return count(target.subject, target.limits, target.who)
+      const state = await count(target.subject, target.limits, target.who)
+      if (caller.kind === 'x402' && clientAddress) challenges.paid(clientAddress)
+      return state
     },
     async admitChallenge(clientAddress) {
       if (!clientAddress) return undefined
-      return count(
-        `ip:${clientAddress}`,
-        {
-          perMinute: policy.challengesPerMinute,
-          perDay: Number.POSITIVE_INFINITY,
-          perMonth: Number.POSITIVE_INFINITY,
-        },
-        'payment challenges from one address',
-      )
+      return challenges.admit(clientAddress)
     },
   }
 }

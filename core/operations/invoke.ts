@@ -202,7 +202,7 @@ export async function invokeOperation(
   let held: IdempotencyClaimHeld | undefined
   const limits = runtime.limits
   const admit = async (payer: Caller): Promise<void> => {
-    rateLimit = (await limits?.admit(payer)) ?? rateLimit
+    rateLimit = (await limits?.admit(payer, request.clientAddress)) ?? rateLimit
   }
   try {
     caller = await runtime.keys.authenticate(request.apiKey)
