@@ -16,7 +16,7 @@ type Body = Record<string, any>
  * What the service says when it could not check everything: a service holding only the UN list
  * (the OFAC and EU sources are configured but unreadable: an upstream failure) never answers
  * "clear" on any operation that promises a sanctions screen; a resolver that answers NXDOMAIN
- * for every name never turns into "does not exist"; a service whose lists are still loading
+ * (or NODATA) for every name never turns into "does not exist" (or "no mail server"); a service whose lists are still loading
  * answers 503 with Retry-After and charges nothing.
  */
 describe('honest answers: only the UN list, a resolver that answers NXDOMAIN for every name', () => {
@@ -222,6 +222,44 @@ describe('honest answers: only the UN list, a resolver that answers NXDOMAIN for
     // gmail.com is a free-mail domain whatever DNS answered: that fact stays.
     expect(flags).toContain('free_mail_address')
     expect(JSON.stringify(lead.body)).not.toContain('does not exist')
+  }, 60_000)
+
+  it('reports the domain check unavailable, not "no mail server", when the resolver answers NODATA (no records) for everything', async () => {
+    fakes.dns.behave({ mode: 'error', error: 'nodata' })
+    fakes.leadDns.behave({ mode: 'error', error: 'nodata' })
+    try {
+      const entity = await call('POST', '/v1/entity/check', {
+        entity_name: 'Example Trading GmbH',
+        country: 'DE',
+        domain: 'example.com',
+      })
+      expect(entity.status).toBe(200)
+      expect(entity.body.sources).toContainEqual(
+        expect.objectContaining({ source: 'dns', status: 'unavailable', reason: 'resolver_unreliable' }),
+      )
+      const dnsFactors = (entity.body.risk_factors as Body[]).filter((factor) => factor.source === 'dns')
+      for (const factor of dnsFactors) expect(factor.status).toBe('unavailable')
+      const factorNames = (entity.body.risk_factors as Body[]).map((factor) => factor.factor)
+      for (const finding of ['no_mail_server', 'spf_missing', 'dmarc_missing', 'domain_does_not_resolve'])
+        expect(factorNames).not.toContain(finding)
+
+      const lead = await call('POST', '/v1/leads/verify', {
+        country: 'NL',
+        company_name: 'Test BV Donald',
+        kvk_number: '68750110',
+        email: 'donald.test@gmail.com',
+      })
+      expect(lead.status).toBe(200)
+      const email = (lead.body.checks as Body[]).find((check) => check.check === 'email')
+      expect(email).toMatchObject({ status: 'unavailable', source: 'dns' })
+      const flags = (lead.body.flags as Body[]).map((flag) => flag.code)
+      expect(flags).not.toContain('email_no_mail_server')
+      expect(flags).toContain('free_mail_address')
+      expect(JSON.stringify(lead.body)).not.toContain('has no mail server')
+    } finally {
+      fakes.dns.behave({ mode: 'error', error: 'nxdomain' })
+      fakes.leadDns.behave({ mode: 'error', error: 'nxdomain' })
+    }
   }, 60_000)
 
   it('charged every answer above from the balance (they are answers, with what was missing said)', async () => {
