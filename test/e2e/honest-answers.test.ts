@@ -194,6 +194,44 @@ describe('honest answers: only the UN list, a resolver that answers NXDOMAIN for
     ])
   }, 120_000)
 
+  it('answers no "clear" over MCP either: the same tools, the same partial coverage', async () => {
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const result = await service.mcp.call({ name, arguments: args }, liveKey)
+      expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy()
+      const body = result.structuredContent as Body
+      expectNoClear(`${name} (MCP)`, body)
+      return body
+    }
+    const screen = await tool('sanctions_screen', { name: 'Nobody In Particular' })
+    expect(screen).toMatchObject({ result: 'incomplete', coverage: { status: 'partial' } })
+    const entity = await tool('entity_check', {
+      entity_name: 'Example Trading GmbH',
+      country: 'DE',
+      wallet_address: '0x000000000000000000000000000000000000dEaD',
+      wallet_chain: 'eth',
+    })
+    const factors = (entity.risk_factors as Body[]).map((factor) => factor.factor)
+    expect(factors).toEqual(expect.arrayContaining(['sanctions_partial', 'wallet_screen_partial']))
+    expect(entity.recommendation).not.toBe('approve')
+    const kyb = await tool('kyb_check', {
+      entity_name: 'Example Trading GmbH',
+      country: 'DE',
+      entity_id: 'honest-mcp-1',
+      registration_number: 'HRB 12345',
+    })
+    expect(kyb).toMatchObject({ sanctions_status: 'partial' })
+    const lead = await tool('leads_verify', {
+      country: 'NL',
+      company_name: 'Test BV Donald',
+      kvk_number: '68750110',
+      contact_name: 'Jan de Vries',
+    })
+    expect((lead.checks as Body[]).find((check) => check.check === 'sanctions')).toMatchObject({
+      status: 'partial',
+    })
+    expect(lead.verdict).not.toBe('proceed')
+  }, 60_000)
+
   it('reports the domain check unavailable, not "does not exist", when the resolver answers NXDOMAIN for everything', async () => {
     const entity = await call('POST', '/v1/entity/check', {
       entity_name: 'Example Trading GmbH',
