@@ -436,4 +436,17 @@ describe('honest answers: an entity check in which only the country risk could b
     expect(JSON.stringify(problem)).not.toContain('reject')
     expect((await service.runtime.keys.get(keyId))!.balanceMicros).toBe(before)
   })
+
+  it('answers the entity_check tool with the same 503 over MCP, and charges nothing', async () => {
+    const before = (await service.runtime.keys.get(keyId))!.balanceMicros
+    const result = await service.mcp.call(
+      { name: 'entity_check', arguments: { entity_name: 'Example Trading GmbH', country: 'DE' } },
+      key,
+    )
+    expect(result.isError).toBe(true)
+    const text = JSON.stringify(result.content)
+    expect(text).toContain('no_source_answered')
+    expect(text).not.toContain('reject')
+    expect((await service.runtime.keys.get(keyId))!.balanceMicros).toBe(before)
+  })
 })

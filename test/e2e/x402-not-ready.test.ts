@@ -13,6 +13,7 @@ import {
   localX402Env,
   startLocalPaymentSetup,
 } from '../support/chain/payment-fixtures.ts'
+import { sanctionsDataPath } from '../support/sanctions/shared-data.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from '../support/service.ts'
 import { paymentRequiredOf } from '../support/tool-errors.ts'
 
@@ -32,6 +33,8 @@ describe('x402 payers are never charged for answers the service could not give',
   let loadingServer: { baseUrl: string; close(): Promise<void> }
   let unconfigured: Service
   let unconfiguredServer: { baseUrl: string; close(): Promise<void> }
+  let nothingRead: Service
+  let nothingReadServer: { baseUrl: string; close(): Promise<void> }
 
   beforeAll(async () => {
     setup = await startLocalPaymentSetup()
@@ -50,6 +53,17 @@ describe('x402 payers are never charged for answers the service could not give',
     // The test configuration has every list source off: nothing to wait for.
     unconfigured = await createTestService('pglite', { ...localX402Env(setup) })
     unconfiguredServer = await listen(unconfigured)
+    // Every list source configured and unreadable, no register: only the country risk answers.
+    nothingRead = await createTestService('pglite', {
+      SANCTIONS_UN_SOURCE: sanctionsDataPath('un/no-such-file.xml'),
+      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/no-such-folder/sdn.csv'),
+      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
+      ...localX402Env(setup),
+    } as never)
+    await nothingRead.runtime.deps.sanctionsLists?.idle()
+    nothingRead.runtime.deps.companySources = {}
+    nothingReadServer = await listen(nothingRead)
   }, 120_000)
 
   afterAll(async () => {
@@ -57,6 +71,8 @@ describe('x402 payers are never charged for answers the service could not give',
     await loading?.close()
     await unconfiguredServer?.close()
     await unconfigured?.close()
+    await nothingReadServer?.close()
+    await nothingRead?.close()
     silent?.closeAllConnections()
     await new Promise((resolve) => silent?.close(resolve))
     await setup?.stop()
@@ -78,14 +94,19 @@ describe('x402 payers are never charged for answers the service could not give',
     return response
   }
 
-  const payWithV2 = (baseUrl: string, index: number) => {
+  const payWithV2 = (
+    baseUrl: string,
+    index: number,
+    path = '/v1/sanctions/screen',
+    body: unknown = { name: 'Kim' },
+  ) => {
     exchanges = []
     return wrapFetchV2(recordingFetch, officialV2Client(setup, setup.payerKeys[index]!))(
-      `${baseUrl}/v1/sanctions/screen`,
+      `${baseUrl}${path}`,
       {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Kim' }),
+        body: JSON.stringify(body),
       },
     )
   }
@@ -143,6 +164,23 @@ describe('x402 payers are never charged for answers the service could not give',
       { paid: true, status: 503 },
     ])
     expect(await balances(2)).toEqual(before)
+  })
+
+  it('an entity check in which only the country risk could be read: 503 no_source_answered, not a reject, nothing settles', async () => {
+    const before = await balances(1)
+    const response = await payWithV2(nothingReadServer.baseUrl, 1, '/v1/entity/check', {
+      entity_name: 'Example Trading GmbH',
+      country: 'DE',
+    })
+    const problem = (await response.json()) as Body
+    expect(response.status, JSON.stringify(problem)).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('30')
+    expect(problem).toMatchObject({ errorCode: 'no_source_answered', charged: false })
+    expect(exchanges).toEqual([
+      { paid: false, status: 402 },
+      { paid: true, status: 503 },
+    ])
+    expect(await balances(1)).toEqual(before)
   })
 
   it('maintenance, REST and MCP: 503 with the operator message before any payment is asked for, nothing settles', async () => {
