@@ -16,6 +16,7 @@ import {
 import { createProviderRegistrations } from '../core/providers/index.ts'
 import type { ReportSigner } from '../core/reports/evidence.ts'
 import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
+import { listHealth } from '../core/sanctions/list-health.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { DataDirLock } from '../core/store/data-dir-lock.ts'
 import { createDatabase, type Database } from '../core/store/database.ts'
@@ -41,7 +42,7 @@ import { buildPayments, publicBaseUrlOf } from './payments.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildReportSigner } from './report-signing.ts'
 import { buildRetention } from './retention.ts'
-import { buildSanctions, listHealth } from './sanctions.ts'
+import { buildSanctions } from './sanctions.ts'
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -109,7 +110,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const payments = buildPayments(config, database, instanceId, clock, log)
   await payments.start()
   const agentChain = await buildAgentChain(config, clock, log)
-  const retention = buildRetention(config, database, clock, log)
+  const retention = buildRetention(config, database, clock, log, () => listHealth(sanctions.service))
   const embedded = database.kind === 'pglite' && !overrides.database
   const secretBox = webhookSecretBox(config, embedded)
   const reports = {

@@ -8,6 +8,7 @@ import {
   readDataInventory,
   resolveRetentionDays,
 } from '../core/retention/index.ts'
+import type { ListHealth } from '../core/sanctions/list-health.ts'
 import type { Database } from '../core/store/database.ts'
 import type { Config } from './config.ts'
 
@@ -20,8 +21,18 @@ export interface Retention {
   notes: StoredCategoryNote[]
 }
 
-/** The retention job and the data inventory over the category register, with RETENTION_* config. */
-export function buildRetention(config: Config, database: Database, clock: Clock, log: Log): Retention {
+/**
+ * The retention job and the data inventory over the category register, with RETENTION_* config.
+ * `lists` is the sanctions lists' freshness as /health reports it (the inventory's list category
+ * carries it).
+ */
+export function buildRetention(
+  config: Config,
+  database: Database,
+  clock: Clock,
+  log: Log,
+  lists?: () => ListHealth[],
+): Retention {
   let days: Record<string, number>
   try {
     days = resolveRetentionDays(RETENTION_CATEGORIES, config.RETENTION_DAYS)
@@ -48,6 +59,7 @@ export function buildRetention(config: Config, database: Database, clock: Clock,
             categories: RETENTION_CATEGORIES,
             retentionDays: job.retentionDays,
             nextRunAt: job.nextRunAt,
+            ...(lists ? { lists } : {}),
           },
           caller,
         ),

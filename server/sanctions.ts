@@ -10,7 +10,6 @@ import {
   type SanctionsService,
 } from '../core/sanctions/index.ts'
 import type { Database } from '../core/store/database.ts'
-import type { ListHealth } from '../http/routes/public-routes.ts'
 import type { Config } from './config.ts'
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
@@ -85,43 +84,6 @@ export function progressLogger(log: Log, everyMs = 5000): (event: ListProgressEv
       })
     }
   }
-}
-
-/**
- * The lists as /health reports them: every list with its publication date and age, `stale` past
- * its threshold or while refreshes fail, and a reason for every list that is not loaded.
- */
-export function listHealth(service: Pick<SanctionsService, 'status'>): ListHealth[] {
-  return service.status().map((status) => {
-    const base = { list_key: status.list_key, max_age_days: status.max_age_days }
-    if (status.loaded) {
-      const loaded = {
-        ...base,
-        as_of: status.loaded.as_of,
-        publication_date: status.loaded.publication_date,
-        age_days: status.age_days ?? 0,
-        entries: status.loaded.entry_count,
-      }
-      if (!status.stale) return { ...loaded, status: 'loaded' as const }
-      return { ...loaded, status: 'stale' as const, reason: status.stale_reason ?? 'stale' }
-    }
-    if (status.state === 'not_configured') {
-      return {
-        ...base,
-        status: 'unavailable' as const,
-        reason:
-          'no list source configured (off) and no stored copy: set the source, or run npm run lists:import -- <folder>',
-      }
-    }
-    if (status.state === 'load_failed') {
-      return {
-        ...base,
-        status: 'unavailable' as const,
-        reason: `${status.last_error}; retried hourly, or load files with npm run lists:import -- <folder>`,
-      }
-    }
-    return { ...base, status: 'loading' as const, reason: 'first download and parse in progress' }
-  })
 }
 
 /** The per-list freshness thresholds (SANCTIONS_MAX_AGE_DAYS_*). */

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
+import { ListHealthSchema } from '../sanctions/list-health.ts'
 import { defineOperation } from './define.ts'
 import { keyCallerOf } from './operation-context.ts'
 
@@ -28,6 +29,12 @@ export const DataInventoryItemSchema = z
         'retention_job: deleted by the retention job; owner: removed by the module that owns the data',
       ),
     legal_note: z.string().describe('Why the data is kept this long'),
+    lists: z
+      .array(ListHealthSchema)
+      .optional()
+      .describe(
+        'Only on list_versions: each sanctions list in use with its publication date, age in days and stale flag (the same figures as /health sanctions_lists); a list not loaded says why',
+      ),
   })
   .strict()
 
@@ -47,7 +54,7 @@ export const dataInventory = defineOperation({
   title: 'Data inventory',
   summary: 'What the service stores, how much, and for how long (GDPR Art. 30 register)',
   description:
-    'One item per stored data category with record_count, retention_days, oldest_record and next_cleanup. Customer keys see the figures of their own records (public sanctions list data: service-wide); the operator key sees the whole service. Free; needs an API key.',
+    'One item per stored data category with record_count, retention_days, oldest_record and next_cleanup; the list_versions item also gives each sanctions list’s publication date, age and stale flag (as /health does). Customer keys see the figures of their own records (public sanctions list data: service-wide); the operator key sees the whole service. Free; needs an API key.',
   input: DataInventoryInput,
   output: DataInventoryResult,
   price: null,

@@ -6,7 +6,8 @@ import { keyCallerOf } from './operation-context.ts'
 
 export const FinancialHealthInput = z.object({}).strict()
 
-const operatorOnly = (field: z.ZodType) => field.optional().describe('Operator keys only')
+const operatorOnly = (field: z.ZodType, description?: string) =>
+  field.optional().describe(description ? `Operator keys only. ${description}` : 'Operator keys only')
 
 export const FinancialHealthResult = z
   .object({
@@ -20,8 +21,10 @@ export const FinancialHealthResult = z
       .describe(
         "True while the operator's maintenance switch is on: no priced call is accepted or charged (only operator keys see it on, other keys get 503)",
       ),
-    treasury_balance_usdc: operatorOnly(z.number().min(0)),
-    treasury_balance_known: operatorOnly(z.boolean()),
+    treasury_balance_usdc: operatorOnly(
+      z.number().min(0).nullable(),
+      'USDC held by the payTo address, read from the chain now; null when it could not be read (no RPC or payTo configured, or the chain did not answer), never 0 for unknown',
+    ),
     pending_settlements: operatorOnly(z.number().int().min(0)),
     exhausted_settlements: operatorOnly(z.number().int().min(0)),
     failed_settlements: operatorOnly(z.number().int().min(0)),

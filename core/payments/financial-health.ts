@@ -9,7 +9,7 @@ export interface FinancialHealthDeps {
   /** Whether settlement (facilitator or on-chain key) is configured. */
   settlementConfigured: boolean
   solanaSettlementConfigured: boolean
-  /** USDC held by the payTo address, when the chain can be asked. */
+  /** USDC held by the payTo address, when the chain can be asked (undefined: it cannot). */
   treasuryBalance?: () => Promise<bigint | undefined>
   /** True while the operator's maintenance switch is on (no call is accepted or charged). */
   frozen?: () => Promise<boolean>
@@ -20,7 +20,8 @@ export interface FinancialHealthDeps {
  * what keys spent from their prepaid balance plus settled per-call x402 payments (top-ups are
  * deposits, earned when spent). Settlement fields and the treasury are for operator keys only;
  * any other key sees the revenue attributed to itself. agents_tracked counts distinct x402 payers
- * whose payments settled.
+ * whose payments settled. A treasury balance that could not be read (no RPC, no payTo, the chain
+ * not answering) is null: reporting 0 would say the treasury is empty, which was not observed.
  */
 export async function financialHealth(deps: FinancialHealthDeps, caller: KeyCaller) {
   const admin = caller.role === 'admin'
@@ -42,8 +43,7 @@ export async function financialHealth(deps: FinancialHealthDeps, caller: KeyCall
   const treasury = (await deps.treasuryBalance?.().catch(() => undefined)) ?? undefined
   return {
     ...base,
-    treasury_balance_usdc: treasury === undefined ? 0 : microsToUsdNumber(treasury),
-    treasury_balance_known: treasury !== undefined,
+    treasury_balance_usdc: treasury === undefined ? null : microsToUsdNumber(treasury),
     pending_settlements: summary.pending,
     exhausted_settlements: summary.exhausted,
     failed_settlements: summary.failed,

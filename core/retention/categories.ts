@@ -15,6 +15,8 @@ export interface RetentionCategory {
   ownerColumn?: string
   /** Public data (the sanctions lists): the same counts for every caller. */
   publicData?: boolean
+  /** The stored sanctions list versions: the inventory item also lists each list's publication date, age and freshness. */
+  sanctionsLists?: boolean
   defaultRetentionDays: number
   /** A legal minimum: a shorter RETENTION_DAYS value stops start-up. */
   minimumRetentionDays?: number
@@ -96,6 +98,7 @@ export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
     table: 'sanctions_list_versions',
     timestampColumn: 'fetched_at',
     publicData: true,
+    sanctionsLists: true,
     defaultRetentionDays: 365,
     deletableWhere:
       'id not in (select distinct on (list_key) id from sanctions_list_versions order by list_key, fetched_at desc)',

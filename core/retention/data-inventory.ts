@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Clock, KeyCaller } from '../context.ts'
+import type { ListHealth } from '../sanctions/list-health.ts'
 import { type Db, rowsOf } from '../store/database.ts'
 import type { RetentionCategory } from './categories.ts'
 
@@ -15,6 +16,11 @@ export interface DataInventoryItem {
   scope: 'caller' | 'service'
   cleanup: 'retention_job' | 'owner'
   legal_note: string
+  /**
+   * On the sanctions list versions category: each list's publication date, age and stale flag,
+   * from the same source as /health.
+   */
+  lists?: ListHealth[]
 }
 
 export interface DataInventoryDeps {
@@ -24,6 +30,8 @@ export interface DataInventoryDeps {
   retentionDays(category: string): number
   /** The retention job's next pass. */
   nextRunAt(): Date
+  /** The sanctions lists' freshness as /health reports it; absent on a server without lists. */
+  lists?: () => ListHealth[]
 }
 
 /**
@@ -68,6 +76,7 @@ export async function readDataInventory(
       scope: serviceWide ? 'service' : 'caller',
       cleanup,
       legal_note: category.legalNote,
+      ...(category.sanctionsLists && deps.lists ? { lists: deps.lists() } : {}),
     })
   }
   return items

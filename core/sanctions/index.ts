@@ -10,6 +10,7 @@ export {
   type ListDiff,
 } from './list-diff.ts'
 export { type FoundListFile, findListFiles, identifyListFile } from './list-files.ts'
+export { type ListHealth, ListHealthSchema, listHealth } from './list-health.ts'
 export { ListParseError } from './list-parse-error.ts'
 export {
   createListRefresher,

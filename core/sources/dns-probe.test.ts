@@ -91,6 +91,30 @@ describe('DNS probe over a real UDP resolver', () => {
     expect(result.status === 'unavailable' && result.detail).toContain('parent zone com')
   })
 
+  it('never reports "no mail server" from a resolver that answers NODATA (no error, no records) for every name', async () => {
+    fake.behave({ mode: 'error', error: 'nodata' })
+    for (const domain of ['gmail.com', 'example.com']) {
+      const result = await probe().probe(domain)
+      expect(result, domain).toMatchObject({ status: 'unavailable', reason: 'resolver_unreliable' })
+      expect(result.status === 'unavailable' && result.detail, domain).toContain(
+        'answers no records for the SOA of the parent zone com',
+      )
+    }
+  })
+
+  it('believes NODATA once the parent zone has an SOA: a name with a web server but no mail', async () => {
+    const asked = fake.queries.length
+    const result = await probe().probe('shop.example.com')
+    expect(result).toMatchObject({ status: 'ok', data: { domain_exists: true, has_mx: false } })
+    expect(fake.queries.slice(asked)).toContainEqual({ name: 'com', type: 'SOA' })
+  })
+
+  it('asks no SOA when every answer carries records', async () => {
+    const asked = fake.queries.length
+    expect(await probe().probe('example.com')).toMatchObject({ status: 'ok', data: { has_mx: true } })
+    expect(fake.queries.slice(asked).filter((query) => query.type === 'SOA')).toEqual([])
+  })
+
   it('asks the parent zone once in a while, not for every absent name', async () => {
     const dns = probe()
     await dns.probe('absent-one.example')
@@ -99,7 +123,7 @@ describe('DNS probe over a real UDP resolver', () => {
     expect(fake.queries.slice(asked).filter((query) => query.type === 'SOA')).toEqual([])
   })
 
-  it('takes a parent zone without an SOA of its own (co.uk inside uk) as found', async () => {
+  it('takes a parent zone without an SOA of its own (co.uk inside uk) as found when the zone above has one', async () => {
     const zones = await startFakeDnsServer({ zones: { uk: { SOA: true }, 'co.uk': { A: ['192.0.2.1'] } } })
     try {
       const dns = createDnsProbe({
@@ -109,6 +133,23 @@ describe('DNS probe over a real UDP resolver', () => {
       })
       expect(await dns.probe('absent.co.uk')).toMatchObject({ status: 'ok', data: { domain_exists: false } })
       expect(zones.queries).toContainEqual({ name: 'co.uk', type: 'SOA' })
+      expect(zones.queries).toContainEqual({ name: 'uk', type: 'SOA' })
+    } finally {
+      await zones.close()
+    }
+  })
+
+  it('does not take a suffix without an SOA as proof when no zone above it has one either', async () => {
+    const zones = await startFakeDnsServer({ zones: { 'co.uk': { A: ['192.0.2.1'] } } })
+    try {
+      const dns = createDnsProbe({
+        resolver: createDnsResolver({ servers: [zones.server], timeoutMs: 1000, tries: 1 }),
+        timeoutMs: 2000,
+        clock,
+      })
+      const result = await dns.probe('absent.co.uk')
+      expect(result).toMatchObject({ status: 'unavailable', reason: 'resolver_unreliable' })
+      expect(result.status === 'unavailable' && result.detail).toContain('parent zone co.uk (and uk)')
     } finally {
       await zones.close()
     }

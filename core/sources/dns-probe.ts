@@ -17,7 +17,8 @@ export interface DnsResolverPort {
   resolveTxt(name: string, signal?: AbortSignal): Promise<string[][]>
   /**
    * The SOA of a zone. Asked of the parent zone (the public suffix, e.g. `com`) before an
-   * NXDOMAIN is believed: a resolver that cannot find `com` either is broken, not informative.
+   * NXDOMAIN or an empty answer is believed: a resolver that has no SOA for `com` either is
+   * broken, not informative.
    */
   resolveSoa(name: string, signal?: AbortSignal): Promise<unknown>
 }
@@ -88,45 +89,63 @@ const ABSENT = new Set(['ENOTFOUND', 'ENODATA'])
  * never reported when the question could not be answered. DMARC falls back to the
  * organisational domain (RFC 7489 section 6.6.3).
  *
- * "Does not exist" is a finding only from a resolver shown to work (DESIGN "Honest answers":
- * environment faults are never facts): before a name is reported absent, the SOA of its parent
- * zone (the public suffix, e.g. `com`, `co.uk`) must resolve. A resolver that answers NXDOMAIN
- * for the parent zone too answers NXDOMAIN for everything: the probe is then `unavailable` /
- * `resolver_unreliable`, never "does not exist".
+ * "Does not exist" and "no records" are findings only from a resolver shown to work (DESIGN
+ * "Honest answers": environment faults are never facts). Whenever an answer the profile relies on
+ * is NXDOMAIN or NODATA (no MX, no TXT, no DMARC record), the resolver must first return a real
+ * SOA record for the parent zone (the public suffix, e.g. `com`; a suffix without an SOA of its
+ * own, such as a name inside `uk`, is passed up to its parent). A resolver that answers NXDOMAIN,
+ * or NOERROR without records, for `com` too answers that for everything: the probe is then
+ * `unavailable` / `resolver_unreliable`, never "does not exist" or "no mail server".
  */
 export function createDnsProbe(options: DnsProbeOptions): DnsProbe {
   const { clock, timeoutMs, breaker } = resolveCommon(options)
   const { resolver } = options
   const confirmedForMs = options.zoneConfirmedForMs ?? 600_000
-  /** Parent zones the resolver found lately, with when; a failure is never remembered. */
+  /** Parent zones whose SOA the resolver returned lately, with when; a failure is never remembered. */
   const zonesFound = new Map<string, number>()
 
-  /** Throws unless the resolver finds the parent zone of `name` (so its NXDOMAIN can be believed). */
+  /**
+   * Throws unless the resolver returns an SOA record for the parent zone of `name` (or, when that
+   * suffix has no SOA of its own, for a zone above it), so its empty answers can be believed.
+   */
   const confirmResolver = async (name: string, signal: AbortSignal): Promise<void> => {
     const zone = getPublicSuffix(name) ?? name.split('.').at(-1) ?? name
     const found = zonesFound.get(zone)
     if (found !== undefined && clock.now().getTime() - found < confirmedForMs) return
-    try {
-      await resolver.resolveSoa(zone, signal)
-    } catch (error) {
-      const code = (error as { code?: string }).code
-      // ENODATA: the zone name exists (no SOA of its own, e.g. co.uk inside uk): the resolver works.
-      if (code !== 'ENODATA') {
+    let candidate = zone
+    for (;;) {
+      try {
+        await resolver.resolveSoa(candidate, signal)
+        break
+      } catch (error) {
+        const code = (error as { code?: string }).code
+        const parent = candidate.includes('.') ? candidate.slice(candidate.indexOf('.') + 1) : null
+        // ENODATA: the name exists without an SOA of its own (a suffix inside its parent's zone):
+        // the SOA above it decides. At the top, no SOA anywhere: a resolver that has no records.
+        if (code === 'ENODATA' && parent) {
+          candidate = parent
+          continue
+        }
+        const answered = code === 'ENODATA' ? 'no records' : (code ?? 'an error')
         throw new UpstreamFailure(
           'resolver_unreliable',
-          `the resolver answers ${code ?? 'an error'} for the parent zone ${zone} too, so its NXDOMAIN for ${name} proves nothing`,
+          `the resolver answers ${answered} for the SOA of the parent zone ${zone === candidate ? zone : `${zone} (and ${candidate})`} too, so its "no such name" or "no records" for ${name} proves nothing`,
         )
       }
     }
     zonesFound.set(zone, clock.now().getTime())
   }
 
-  const ask = async <T>(question: () => Promise<T>, empty: T): Promise<{ value: T; nxdomain: boolean }> => {
+  /** One question; NXDOMAIN and NODATA are answers (`absent`), every other error fails the probe. */
+  const ask = async <T>(
+    question: () => Promise<T>,
+    empty: T,
+  ): Promise<{ value: T; nxdomain: boolean; absent: boolean }> => {
     try {
-      return { value: await question(), nxdomain: false }
+      return { value: await question(), nxdomain: false, absent: false }
     } catch (error) {
       const code = (error as { code?: string }).code
-      if (code && ABSENT.has(code)) return { value: empty, nxdomain: code === 'ENOTFOUND' }
+      if (code && ABSENT.has(code)) return { value: empty, nxdomain: code === 'ENOTFOUND', absent: true }
       throw dnsFailure(code, error)
     }
   }
@@ -151,13 +170,16 @@ export function createDnsProbe(options: DnsProbeOptions): DnsProbe {
           ])
           let dmarcDomain: string | null = name
           let dmarcRecord = findRecord(dmarcHere.value, /^v=dmarc1\b/i)
+          let emptyAnswer = mx.absent || txt.absent || dmarcHere.absent
           const orgDomain = getDomain(name)
           if (!dmarcRecord && orgDomain && orgDomain !== name) {
-            dmarcRecord = findRecord((await txtOf(`_dmarc.${orgDomain}`)).value, /^v=dmarc1\b/i)
+            const dmarcOrg = await txtOf(`_dmarc.${orgDomain}`)
+            emptyAnswer ||= dmarcOrg.absent
+            dmarcRecord = findRecord(dmarcOrg.value, /^v=dmarc1\b/i)
             dmarcDomain = orgDomain
           }
           const absent = mx.nxdomain && txt.nxdomain
-          if (absent) await confirmResolver(name, signal)
+          if (emptyAnswer) await confirmResolver(name, signal)
           const realMx = mx.value.filter((m) => m.exchange !== '' && m.exchange !== '.')
           const spf = findRecord(txt.value, /^v=spf1(\s|$)/i)
           return {

@@ -41,8 +41,9 @@ export interface SourceUnavailable {
  * - `invalid_response`: the upstream answered something we cannot read.
  * - `address_refused`: the target resolved to a private/loopback/link-local address (SSRF guard).
  * - `unresolvable`: a user-supplied host name does not resolve (TLS probe).
- * - `resolver_unreliable`: the DNS resolver answers NXDOMAIN even for the parent zone (e.g. `com`),
- *   so it cannot tell whether a name exists: an environment fault, never "does not exist".
+ * - `resolver_unreliable`: the DNS resolver answers NXDOMAIN, or no records, even for the SOA of the
+ *   parent zone (e.g. `com`), so it cannot tell whether a name exists or has mail records: an
+ *   environment fault, never "does not exist" or "no mail server".
  * - `no_rdap_server`: the IANA bootstrap lists no RDAP service for the domain's TLD.
  * - `dataset_not_loaded`: a local copy of an open data set (KBO) was never imported.
  * - `store_error`: the local store behind a source failed.

@@ -46,6 +46,18 @@ describe('VIES check-vat-number', () => {
     expect(JSON.parse(sent.body)).toEqual({ countryCode: 'NL', vatNumber: '859048153B01' })
   })
 
+  it('asks VIES (which answers for Northern Ireland) for XI numbers, including GD and HA numbers', async () => {
+    for (const [input, vatNumber] of [
+      ['XI980780684', '980780684'],
+      ['XIGD001', 'GD001'],
+      ['XIHA500', 'HA500'],
+    ] as const) {
+      const result = await client().checkVat({ vatNumber: input })
+      expect(result.status, input).toBe('ok')
+      expect(JSON.parse(fake.requests.at(-1)!.body)).toEqual({ countryCode: 'XI', vatNumber })
+    }
+  })
+
   it('reads "---" as an undisclosed name and address', async () => {
     const result = await client().checkVat({ countryCode: 'BE', vatNumber: '0200065765' })
     expect(result).toMatchObject({ status: 'ok', data: { valid: true, name: null, address: null } })

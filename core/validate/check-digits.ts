@@ -61,3 +61,15 @@ export function weightedSum(digits: string, weights: readonly number[]): number 
     sum += (digits.charCodeAt(i) - 48) * (weights[i] ?? 0)
   return sum
 }
+
+/**
+ * True when year-month-day is a real calendar date (leap years included). Personal-code
+ * identifiers (Bulgarian EGN, Czech birth numbers, Latvian and Romanian personal codes) embed a
+ * birth date, and their reference validators refuse numbers whose date does not exist.
+ */
+export function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (!Number.isInteger(year) || month < 1 || month > 12 || day < 1) return false
+  const date = new Date(Date.UTC(2000, month - 1, day))
+  date.setUTCFullYear(year)
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}

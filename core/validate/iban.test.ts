@@ -1,7 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { IBAN_REGISTRY_EXAMPLES, IBAN_TERRITORY_EXAMPLES } from '../../test/support/reference-numbers/iban.ts'
 import { mod97OfAlphanumeric } from './check-digits.ts'
 import { ibanCountry, validateIban } from './iban.ts'
+import { IBAN_REGISTRY, IBAN_TERRITORIES } from './iban-registry.ts'
 
 /** A Dutch IBAN built from a random bank code and account number with correct check digits. */
 const validNlIban = fc
@@ -82,5 +84,62 @@ describe('validateIban', () => {
         },
       ),
     )
+  })
+
+  it('accepts the SWIFT registry example of every registry country', () => {
+    expect(Object.keys(IBAN_REGISTRY_EXAMPLES).sort()).toEqual(Object.keys(IBAN_REGISTRY).sort())
+    const refused = Object.values(IBAN_REGISTRY_EXAMPLES).filter((iban) => !validateIban(iban).ok)
+    expect(refused).toEqual([])
+  })
+
+  it('refuses each registry example with one character of its BBAN changed (mod 97 catches it)', () => {
+    for (const iban of Object.values(IBAN_REGISTRY_EXAMPLES)) {
+      const last = iban.at(-1) ?? '0'
+      const changed =
+        iban.slice(0, -1) + (/\d/.test(last) ? String((Number(last) + 1) % 10) : last === 'A' ? 'B' : 'A')
+      expect(validateIban(changed).ok, changed).toBe(false)
+    }
+  })
+
+  it('follows the current registry: lengths and structures python-stdnum lists, including newer countries', () => {
+    // Registry entries added in recent releases.
+    for (const iban of ['FK88SC123456789012', 'OM810180000001299123456', 'YE15CBYE0001018861234567891234'])
+      expect(validateIban(iban).ok, iban).toBe(true)
+    const short = validateIban('FK88SC12345678901')
+    expect(short).toEqual({
+      ok: false,
+      message: 'has the wrong length for its country: FK IBANs have 18 characters, this one has 17',
+    })
+    const structure = validateIban('FK8812123456789012')
+    expect(structure.ok).toBe(false)
+    if (!structure.ok) expect(structure.message).toMatch(/FK: 2!a12!n/)
+  })
+
+  it('refuses territory codes whose accounts use the French or Finnish IBAN, saying which to use', () => {
+    expect(Object.keys(IBAN_TERRITORY_EXAMPLES).sort()).toEqual(Object.keys(IBAN_TERRITORIES).sort())
+    for (const code of ['AX', 'BL', 'GF', 'GP', 'MQ', 'RE', 'PM', 'TF', 'YT', 'NC', 'PF', 'WF', 'MF'])
+      expect(IBAN_TERRITORIES[code], code).toBeDefined()
+    for (const [code, iban] of Object.entries(IBAN_TERRITORY_EXAMPLES)) {
+      const result = validateIban(iban)
+      expect(result.ok, iban).toBe(false)
+      if (!result.ok)
+        expect(result.message).toMatch(code === 'AX' ? /Finnish IBAN, use FI…/ : /French IBAN, use FR…/)
+    }
+    expect(validateIban('RE4220041010050500013M02606')).toEqual({
+      ok: false,
+      message:
+        'has the country code RE (Réunion), which issues no IBANs of its own: accounts there have a French IBAN, use FR…',
+    })
+    // The same account written with the parent's code is valid.
+    expect(validateIban('FR1420041010050500013M02606').ok).toBe(true)
+    expect(validateIban('FI2112345600000785').ok).toBe(true)
+  })
+
+  it('refuses codes outside the registry, naming the registry', () => {
+    const result = validateIban('US64SVBKUS6S3300958879')
+    expect(result).toEqual({
+      ok: false,
+      message: 'has the country code US, which does not use IBANs (not in the SWIFT IBAN registry)',
+    })
   })
 })

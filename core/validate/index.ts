@@ -31,8 +31,7 @@ export {
 export {
   type ParsedVatNumber,
   splitVatNumber,
-  VAT_CHECKSUM_PREFIXES,
-  VAT_FORMAT_ONLY_PREFIXES,
+  VAT_RULES,
   type VatPrefix,
   validateVatNumber,
 } from './vat.ts'

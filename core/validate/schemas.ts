@@ -54,7 +54,7 @@ export const cbeNumberSchema = stringSchemaFrom(
 
 export const ibanSchema = stringSchemaFrom(
   validateIban,
-  'IBAN in electronic format, no spaces (country, length and check digits verified)',
+  'IBAN in electronic format, no spaces: a country of the SWIFT IBAN registry with its length and account format, mod-97 and national check digits verified; territories that use the French or Finnish IBAN (RE, GP, AX, …) use FR or FI',
   {
     pattern: '^[A-Za-z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$',
     examples: ['NL91ABNA0417164300'],
@@ -63,7 +63,7 @@ export const ibanSchema = stringSchemaFrom(
 
 export const vatNumberSchema = stringSchemaFrom(
   validateVatNumber,
-  'EU VAT number with its VIES country prefix (EL for Greece, XI for Northern Ireland)',
+  'EU VAT number with its VIES country prefix (EL for Greece, XI for Northern Ireland); the national format and check digit are verified for every prefix',
   {
     examples: ['NL004495445B01', 'BE0202239951'],
   },

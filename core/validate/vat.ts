@@ -1,14 +1,37 @@
-import { isCbeChecksumValid } from './cbe.ts'
-import {
-  isLuhnValid,
-  iso7064Mod11_10CheckDigit,
-  mod97OfAlphanumeric,
-  modOfDigits,
-  weightedSum,
-} from './check-digits.ts'
 import { countryForVatPrefix } from './country.ts'
 import type { CountryCode } from './iso-3166-alpha2.ts'
 import { invalid, type ValidationResult, valid } from './result.ts'
+import {
+  atCheck,
+  beCheck,
+  bgCheck,
+  cyCheck,
+  czCheck,
+  deCheck,
+  dkCheck,
+  eeCheck,
+  elCheck,
+  esCheck,
+  fiCheck,
+  frCheck,
+  hrCheck,
+  huCheck,
+  ieCheck,
+  itCheck,
+  ltCheck,
+  luCheck,
+  lvCheck,
+  mtCheck,
+  nlCheck,
+  plCheck,
+  ptCheck,
+  roCheck,
+  seCheck,
+  siCheck,
+  skCheck,
+  type VatCheck,
+  xiCheck,
+} from './vat-checksums.ts'
 
 /** A VIES VAT prefix: the EU-27 ISO codes with EL for Greece, plus XI for Northern Ireland. */
 export type VatPrefix =
@@ -46,178 +69,70 @@ type VatRule = {
   pattern: RegExp
   /** Human description of that shape, used in messages. */
   format: string
-  /** National check-digit test over the part after the prefix; absent = format-only. */
-  checksum?: (number: string) => boolean
-}
-
-const digitsAt = (s: string, i: number) => s.charCodeAt(i) - 48
-
-/** AT: UID "U" + 8 digits; the 8th digit is (6 - Luhn sum of digits 1-7) mod 10 (BMF algorithm). */
-function atChecksum(n: string): boolean {
-  const d = n.slice(1)
-  let sum = 0
-  for (let i = 0; i < 7; i++) {
-    let v = digitsAt(d, i)
-    if (i % 2 === 1) {
-      v *= 2
-      if (v > 9) v -= 9
-    }
-    sum += v
-  }
-  return (96 - sum) % 10 === digitsAt(d, 7)
-}
-
-/** EL: 9 digits; check = (sum of d_i * 2^(8-i), i < 8) mod 11 mod 10. */
-function elChecksum(n: string): boolean {
-  let sum = 0
-  for (let i = 0; i < 8; i++) sum = sum * 2 + digitsAt(n, i)
-  return ((sum * 2) % 11) % 10 === digitsAt(n, 8)
-}
-
-/** FR: 2-character key + 9-digit SIREN; a numeric key must equal (12 + 3 * (SIREN mod 97)) mod 97. */
-function frChecksum(n: string): boolean {
-  const key = n.slice(0, 2)
-  if (!/^\d{2}$/.test(key)) return true // alphanumeric keys (new-style) have no public check algorithm
-  return Number(key) === (12 + 3 * modOfDigits(n.slice(2), 97)) % 97
-}
-
-/** NL: the 9 digits pass the 11-proof (RSIN), or the whole "NL...B.." string passes MOD 97-10. */
-function nlChecksum(n: string): boolean {
-  const nine = n.slice(0, 9)
-  if (/^0+$/.test(nine) || n.slice(10) === '00') return false
-  const elevenProof = weightedSum(nine, [9, 8, 7, 6, 5, 4, 3, 2]) - digitsAt(nine, 8)
-  return elevenProof % 11 === 0 || mod97OfAlphanumeric(`NL${n}`) === 1
-}
-
-/** PL: weights 6,5,7,2,3,4,5,6,7; the remainder mod 11 is the 10th digit (10 never valid). */
-function plChecksum(n: string): boolean {
-  return weightedSum(n, [6, 5, 7, 2, 3, 4, 5, 6, 7]) % 11 === digitsAt(n, 9)
-}
-
-/** PT: weights 9..2; check = (11 - sum mod 11), 10 and 11 become 0. */
-function ptChecksum(n: string): boolean {
-  return ((11 - (weightedSum(n, [9, 8, 7, 6, 5, 4, 3, 2]) % 11)) % 11) % 10 === digitsAt(n, 8)
-}
-
-/** RO: left-pad to 10 digits; check = (10 * weighted sum with 7,5,3,2,1,7,5,3,2) mod 11 mod 10. */
-function roChecksum(n: string): boolean {
-  const padded = n.padStart(10, '0')
-  return ((10 * weightedSum(padded, [7, 5, 3, 2, 1, 7, 5, 3, 2])) % 11) % 10 === digitsAt(padded, 9)
-}
-
-/** SI: weights 8..2; check = 11 - sum mod 11, with 10 -> 0 and 11 impossible. */
-function siChecksum(n: string): boolean {
-  const check = 11 - (weightedSum(n, [8, 7, 6, 5, 4, 3, 2]) % 11)
-  if (check === 11) return false
-  return check % 10 === digitsAt(n, 7)
-}
-
-/** XI (UK VAT, Northern Ireland): weights 8..2,10,1 over 9 digits; sum mod 97 is 0 (old) or 42 (mod 9755). */
-function xiChecksum(n: string): boolean {
-  if (!/^\d/.test(n)) return true // GD/HA government and health authority numbers carry no check
-  const sum = weightedSum(n.slice(0, 9), [8, 7, 6, 5, 4, 3, 2, 10, 1]) % 97
-  return sum === 0 || sum === 42
+  /** National check-digit (and embedded date or component) test over the part after the prefix. */
+  check: VatCheck
 }
 
 /**
- * VAT number shapes per VIES prefix, with the national check digit where it is publicly and
- * reliably documented. Format-only (no public or stable check algorithm implemented here):
- * BG, CY, CZ, ES, IE, LT, LV. See README in this folder.
+ * VAT number shapes per VIES prefix, each with its national check digit. The algorithms and
+ * shapes follow python-stdnum (stdnum/<cc>/vat.py), the reference implementation the test
+ * numbers come from; see vat-checksums.ts for each one.
  */
 export const VAT_RULES: Record<VatPrefix, VatRule> = {
-  AT: { pattern: /^U\d{8}$/, format: 'U followed by 8 digits', checksum: atChecksum },
-  BE: { pattern: /^[01]\d{9}$/, format: '10 digits starting with 0 or 1', checksum: isCbeChecksumValid },
-  BG: { pattern: /^\d{9,10}$/, format: '9 or 10 digits' },
-  CY: { pattern: /^\d{8}[A-Z]$/, format: '8 digits followed by a letter' },
-  CZ: { pattern: /^\d{8,10}$/, format: '8, 9 or 10 digits' },
-  DE: {
-    pattern: /^[1-9]\d{8}$/,
-    format: '9 digits',
-    checksum: (n) => iso7064Mod11_10CheckDigit(n.slice(0, 8)) === digitsAt(n, 8),
-  },
-  DK: {
-    pattern: /^[1-9]\d{7}$/,
-    format: '8 digits',
-    checksum: (n) => weightedSum(n, [2, 7, 6, 5, 4, 3, 2, 1]) % 11 === 0,
-  },
-  EE: {
-    pattern: /^10\d{7}$/,
-    format: '9 digits starting with 10',
-    checksum: (n) => weightedSum(n, [3, 7, 1, 3, 7, 1, 3, 7, 1]) % 10 === 0,
-  },
-  EL: { pattern: /^\d{9}$/, format: '9 digits', checksum: elChecksum },
+  AT: { pattern: /^U\d{8}$/, format: 'U followed by 8 digits', check: atCheck },
+  BE: { pattern: /^[01]\d{9}$/, format: '10 digits starting with 0 or 1', check: beCheck },
+  BG: { pattern: /^\d{9,10}$/, format: '9 or 10 digits', check: bgCheck },
+  CY: { pattern: /^\d{8}[A-Z]$/, format: '8 digits followed by a letter', check: cyCheck },
+  CZ: { pattern: /^\d{8,10}$/, format: '8, 9 or 10 digits', check: czCheck },
+  DE: { pattern: /^[1-9]\d{8}$/, format: '9 digits', check: deCheck },
+  DK: { pattern: /^[1-9]\d{7}$/, format: '8 digits', check: dkCheck },
+  EE: { pattern: /^10\d{7}$/, format: '9 digits starting with 10', check: eeCheck },
+  EL: { pattern: /^\d{9}$/, format: '9 digits', check: elCheck },
   ES: {
     pattern: /^(?:[A-Z]\d{7}[A-Z0-9]|\d{8}[A-Z])$/,
     format: 'a letter and 7 digits followed by a letter or digit, or 8 digits and a letter',
+    check: esCheck,
   },
-  FI: {
-    pattern: /^\d{8}$/,
-    format: '8 digits',
-    checksum: (n) => weightedSum(n, [7, 9, 10, 5, 8, 4, 2, 1]) % 11 === 0,
-  },
+  FI: { pattern: /^\d{8}$/, format: '8 digits', check: fiCheck },
   FR: {
     pattern: /^[0-9A-HJ-NP-Z]{2}\d{9}$/,
-    format: '2 check characters followed by the 9-digit SIREN',
-    checksum: frChecksum,
+    format: '2 check characters (digits or letters other than I and O) followed by the 9-digit SIREN',
+    check: frCheck,
   },
-  HR: {
-    pattern: /^\d{11}$/,
-    format: '11 digits',
-    checksum: (n) => iso7064Mod11_10CheckDigit(n.slice(0, 10)) === digitsAt(n, 10),
-  },
-  HU: {
-    pattern: /^\d{8}$/,
-    format: '8 digits',
-    checksum: (n) => weightedSum(n, [9, 7, 3, 1, 9, 7, 3, 1]) % 10 === 0,
-  },
+  HR: { pattern: /^\d{11}$/, format: '11 digits', check: hrCheck },
+  HU: { pattern: /^\d{8}$/, format: '8 digits', check: huCheck },
   IE: {
-    pattern: /^(?:\d{7}[A-W][A-IW]?|\d[A-Z+*]\d{5}[A-W])$/,
-    format: '7 digits and 1-2 letters, or the old 8-character form',
+    pattern: /^(?:\d{7}[A-W]{1,2}|\d[A-Z+*]\d{5}[A-W]{1,2})$/,
+    format: '7 digits and 1 or 2 letters, or the old form (digit, letter, 5 digits, letter)',
+    check: ieCheck,
   },
-  IT: { pattern: /^\d{11}$/, format: '11 digits', checksum: isLuhnValid },
-  LT: { pattern: /^(?:\d{9}|\d{12})$/, format: '9 or 12 digits' },
-  LU: {
-    pattern: /^\d{8}$/,
-    format: '8 digits',
-    checksum: (n) => modOfDigits(n.slice(0, 6), 89) === Number(n.slice(6)),
-  },
-  LV: { pattern: /^\d{11}$/, format: '11 digits' },
-  MT: {
-    pattern: /^[1-9]\d{7}$/,
-    format: '8 digits',
-    checksum: (n) => weightedSum(n, [3, 4, 6, 7, 8, 9, 10, 1]) % 37 === 0,
-  },
+  IT: { pattern: /^\d{11}$/, format: '11 digits', check: itCheck },
+  LT: { pattern: /^(?:\d{9}|\d{12})$/, format: '9 or 12 digits', check: ltCheck },
+  LU: { pattern: /^\d{8}$/, format: '8 digits', check: luCheck },
+  LV: { pattern: /^\d{11}$/, format: '11 digits', check: lvCheck },
+  MT: { pattern: /^[1-9]\d{7}$/, format: '8 digits', check: mtCheck },
   NL: {
     pattern: /^\d{9}B\d{2}$/,
     format: '9 digits, the letter B and 2 digits (NLxxxxxxxxxBxx)',
-    checksum: nlChecksum,
+    check: nlCheck,
   },
-  PL: { pattern: /^\d{10}$/, format: '10 digits', checksum: plChecksum },
-  PT: { pattern: /^[1-9]\d{8}$/, format: '9 digits', checksum: ptChecksum },
-  RO: { pattern: /^[1-9]\d{1,9}$/, format: '2 to 10 digits', checksum: roChecksum },
-  SE: {
-    pattern: /^\d{10}01$/,
-    format: '12 digits ending in 01',
-    checksum: (n) => isLuhnValid(n.slice(0, 10)),
+  PL: { pattern: /^\d{10}$/, format: '10 digits', check: plCheck },
+  PT: { pattern: /^[1-9]\d{8}$/, format: '9 digits', check: ptCheck },
+  RO: {
+    pattern: /^(?:[1-9]\d{1,9}|[1-9]\d{12})$/,
+    format: '2 to 10 digits (CUI) or the 13-digit personal code (CNP)',
+    check: roCheck,
   },
-  SI: { pattern: /^[1-9]\d{7}$/, format: '8 digits', checksum: siChecksum },
-  SK: { pattern: /^[1-9]\d[2346789]\d{7}$/, format: '10 digits', checksum: (n) => modOfDigits(n, 11) === 0 },
+  SE: { pattern: /^\d{10}01$/, format: '12 digits ending in 01', check: seCheck },
+  SI: { pattern: /^[1-9]\d{7}$/, format: '8 digits', check: siCheck },
+  SK: { pattern: /^\d{10}$/, format: '10 digits', check: skCheck },
   XI: {
-    pattern: /^(?:\d{9}|\d{12}|GD[0-4]\d{2}|HA[5-9]\d{2})$/,
-    format: '9 or 12 digits (or GD/HA + 3 digits)',
-    checksum: xiChecksum,
+    pattern: /^(?:\d{9}|\d{12}|GD[0-4]\d{2}|HA[5-9]\d{2}|GD8888[0-4]\d{4}|HA8888[5-9]\d{4})$/,
+    format:
+      '9 or 12 digits, or GD000-GD499 (government departments) or HA500-HA999 (health authorities), optionally as GD8888/HA8888 + 5 digits',
+    check: xiCheck,
   },
 }
-
-/** Prefixes whose national check digit is verified (the rest are format-only). */
-export const VAT_CHECKSUM_PREFIXES = (Object.keys(VAT_RULES) as VatPrefix[]).filter(
-  (p) => VAT_RULES[p].checksum,
-)
-
-/** Prefixes checked for format only. */
-export const VAT_FORMAT_ONLY_PREFIXES = (Object.keys(VAT_RULES) as VatPrefix[]).filter(
-  (p) => !VAT_RULES[p].checksum,
-)
 
 export type ParsedVatNumber = {
   /** Normalised full number: prefix + number, uppercase, no separators (what VIES shows). */
@@ -228,8 +143,6 @@ export type ParsedVatNumber = {
   number: string
   /** ISO 3166-1 country of the prefix (GR for EL, GB for XI). */
   country: CountryCode
-  /** True when a national check digit was verified; false for format-only countries. */
-  checksum_verified: boolean
 }
 
 function isVatPrefix(prefix: string): prefix is VatPrefix {
@@ -251,8 +164,10 @@ export function splitVatNumber(input: string): { prefix: VatPrefix; number: stri
 /**
  * Validates an EU VAT number. Spec: "vat_number: country prefix plus country format" and entity
  * check "vat_number: with country prefix". The prefix must be a VIES one; the rest must match that
- * country's format and, where implemented (VAT_CHECKSUM_PREFIXES), its check digit. Normalised
- * value drops spaces, dots and dashes and uppercases; Belgian 9-digit numbers get their leading 0.
+ * country's format and pass its national check digit (as python-stdnum computes it). Normalised
+ * value drops spaces, dots and dashes and uppercases; old short forms get their leading zeros back
+ * as the registries print them today (Belgian 9-digit and Greek 8-digit numbers, Dutch numbers
+ * with fewer than 9 digits before the B).
  */
 export function validateVatNumber(input: string): ValidationResult<ParsedVatNumber> {
   const compact = input.replace(/[\s.-]/g, '').toUpperCase()
@@ -269,10 +184,12 @@ export function validateVatNumber(input: string): ValidationResult<ParsedVatNumb
     )
   let number = compact.slice(2)
   if (prefix === 'BE' && /^\d{9}$/.test(number)) number = `0${number}`
+  if (prefix === 'EL' && /^\d{8}$/.test(number)) number = `0${number}`
+  if (prefix === 'NL' && /^\d{1,8}B\d{2}$/.test(number)) number = number.padStart(12, '0')
   const rule = VAT_RULES[prefix]
   if (!rule.pattern.test(number)) return invalid(`must be ${prefix} followed by ${rule.format}`)
-  if (rule.checksum && !rule.checksum(number))
-    return invalid(`has an invalid check digit for a ${prefix} VAT number`)
+  const check = rule.check(number)
+  if (check !== true) return invalid(`${check} (${prefix} VAT number)`)
   const country = countryForVatPrefix(prefix)
   if (country === null) return invalid(`has an unknown country prefix ${prefix}`)
   return valid({
@@ -280,6 +197,5 @@ export function validateVatNumber(input: string): ValidationResult<ParsedVatNumb
     prefix,
     number,
     country,
-    checksum_verified: rule.checksum !== undefined,
   })
 }

@@ -4,29 +4,13 @@ import { CreateKeyInput } from '../../core/keys/index.ts'
 import type { MaintenanceState } from '../../core/maintenance/index.ts'
 import type { AnyOperation } from '../../core/operations/index.ts'
 import { parseWith } from '../../core/operations/parse.ts'
+import type { ListHealth } from '../../core/sanctions/list-health.ts'
 import { readMethodology } from '../../core/scoring/index.ts'
 import type { AppEnv } from '../env.ts'
 import { buildOpenApiDocument } from '../openapi.ts'
 import { readJsonBody } from '../request.ts'
 
-/** One sanctions list as /health reports it. */
-export interface ListHealth {
-  list_key: string
-  /**
-   * loaded (and current), stale (loaded, but older than max_age_days since publication or refreshes
-   * failing), loading (first read pending), unavailable (not configured, or its first read failed).
-   */
-  status: 'loaded' | 'stale' | 'loading' | 'unavailable'
-  reason?: string
-  /** Publication date of the loaded version, else the day it was fetched. */
-  as_of?: string
-  publication_date?: string | null
-  /** Whole days since as_of. */
-  age_days?: number
-  /** Age past which the list is stale (SANCTIONS_MAX_AGE_DAYS_*). */
-  max_age_days: number
-  entries?: number
-}
+export type { ListHealth } from '../../core/sanctions/list-health.ts'
 
 export interface HealthProbe {
   version: string

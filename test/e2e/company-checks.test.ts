@@ -240,6 +240,21 @@ describe('company checks against the fake upstreams', () => {
     expect(JSON.stringify(response.body.detail)).toContain(field)
   })
 
+  it('says what is wrong: VAT check digits that do not match, a territory code that uses the French IBAN', async () => {
+    const vat = await post('/v1/entity/check', { ...DONALD, vat_number: 'BG175074751' })
+    expect(vat).toMatchObject({
+      status: 422,
+      body: {
+        detail: [{ field: 'vat_number', message: expect.stringContaining('check digits that do not match') }],
+      },
+    })
+    const iban = await post('/v1/entity/check', { ...DONALD, iban: 'RE4220041010050500013M02606' })
+    expect(iban).toMatchObject({
+      status: 422,
+      body: { detail: [{ field: 'iban', message: expect.stringContaining('French IBAN, use FR…') }] },
+    })
+  })
+
   it('reports sanctions as unavailable when no lists are loaded, and never approves then', async () => {
     fakes.sanctions.unavailableReason = 'sanctions_lists_not_loaded'
     const { body } = await post('/v1/entity/check', FULL)

@@ -86,6 +86,16 @@ describe('free key operations over REST and MCP', () => {
     expect(viaMcp.structuredContent).toEqual(viaRest.body)
   })
 
+  it('reports an unknown treasury balance as null, not 0, to the operator (no chain configured here)', async () => {
+    const viaRest = await rest('/v1/financial/health', TEST_ADMIN_KEY)
+    expect(viaRest.status).toBe(200)
+    expect(viaRest.body).toMatchObject({ treasury_balance_usdc: null })
+    expect(viaRest.body).not.toHaveProperty('treasury_balance_known')
+    const viaMcp = await callTool(TEST_ADMIN_KEY, 'financial_health')
+    expect(viaMcp.structuredContent).toEqual(viaRest.body)
+    expect((await rest('/v1/financial/health', liveKey)).body).not.toHaveProperty('treasury_balance_usdc')
+  })
+
   it('needs a key for the free operations, on both surfaces', async () => {
     expect((await rest('/v1/keys/usage')).status).toBe(401)
     expect((await rest(`/v1/reputation/history/${entityHash}`)).status).toBe(401)

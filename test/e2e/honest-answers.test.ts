@@ -16,7 +16,7 @@ type Body = Record<string, any>
  * What the service says when it could not check everything: a service holding only the UN list
  * (the OFAC and EU sources are configured but unreadable: an upstream failure) never answers
  * "clear" on any operation that promises a sanctions screen; a resolver that answers NXDOMAIN
- * for every name never turns into "does not exist"; a service whose lists are still loading
+ * (or NODATA) for every name never turns into "does not exist" (or "no mail server"); a service whose lists are still loading
  * answers 503 with Retry-After and charges nothing.
  */
 describe('honest answers: only the UN list, a resolver that answers NXDOMAIN for every name', () => {
@@ -194,6 +194,44 @@ describe('honest answers: only the UN list, a resolver that answers NXDOMAIN for
     ])
   }, 120_000)
 
+  it('answers no "clear" over MCP either: the same tools, the same partial coverage', async () => {
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const result = await service.mcp.call({ name, arguments: args }, liveKey)
+      expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy()
+      const body = result.structuredContent as Body
+      expectNoClear(`${name} (MCP)`, body)
+      return body
+    }
+    const screen = await tool('sanctions_screen', { name: 'Nobody In Particular' })
+    expect(screen).toMatchObject({ result: 'incomplete', coverage: { status: 'partial' } })
+    const entity = await tool('entity_check', {
+      entity_name: 'Example Trading GmbH',
+      country: 'DE',
+      wallet_address: '0x000000000000000000000000000000000000dEaD',
+      wallet_chain: 'eth',
+    })
+    const factors = (entity.risk_factors as Body[]).map((factor) => factor.factor)
+    expect(factors).toEqual(expect.arrayContaining(['sanctions_partial', 'wallet_screen_partial']))
+    expect(entity.recommendation).not.toBe('approve')
+    const kyb = await tool('kyb_check', {
+      entity_name: 'Example Trading GmbH',
+      country: 'DE',
+      entity_id: 'honest-mcp-1',
+      registration_number: 'HRB 12345',
+    })
+    expect(kyb).toMatchObject({ sanctions_status: 'partial' })
+    const lead = await tool('leads_verify', {
+      country: 'NL',
+      company_name: 'Test BV Donald',
+      kvk_number: '68750110',
+      contact_name: 'Jan de Vries',
+    })
+    expect((lead.checks as Body[]).find((check) => check.check === 'sanctions')).toMatchObject({
+      status: 'partial',
+    })
+    expect(lead.verdict).not.toBe('proceed')
+  }, 60_000)
+
   it('reports the domain check unavailable, not "does not exist", when the resolver answers NXDOMAIN for everything', async () => {
     const entity = await call('POST', '/v1/entity/check', {
       entity_name: 'Example Trading GmbH',
@@ -222,6 +260,44 @@ describe('honest answers: only the UN list, a resolver that answers NXDOMAIN for
     // gmail.com is a free-mail domain whatever DNS answered: that fact stays.
     expect(flags).toContain('free_mail_address')
     expect(JSON.stringify(lead.body)).not.toContain('does not exist')
+  }, 60_000)
+
+  it('reports the domain check unavailable, not "no mail server", when the resolver answers NODATA (no records) for everything', async () => {
+    fakes.dns.behave({ mode: 'error', error: 'nodata' })
+    fakes.leadDns.behave({ mode: 'error', error: 'nodata' })
+    try {
+      const entity = await call('POST', '/v1/entity/check', {
+        entity_name: 'Example Trading GmbH',
+        country: 'DE',
+        domain: 'example.com',
+      })
+      expect(entity.status).toBe(200)
+      expect(entity.body.sources).toContainEqual(
+        expect.objectContaining({ source: 'dns', status: 'unavailable', reason: 'resolver_unreliable' }),
+      )
+      const dnsFactors = (entity.body.risk_factors as Body[]).filter((factor) => factor.source === 'dns')
+      for (const factor of dnsFactors) expect(factor.status).toBe('unavailable')
+      const factorNames = (entity.body.risk_factors as Body[]).map((factor) => factor.factor)
+      for (const finding of ['no_mail_server', 'spf_missing', 'dmarc_missing', 'domain_does_not_resolve'])
+        expect(factorNames).not.toContain(finding)
+
+      const lead = await call('POST', '/v1/leads/verify', {
+        country: 'NL',
+        company_name: 'Test BV Donald',
+        kvk_number: '68750110',
+        email: 'donald.test@gmail.com',
+      })
+      expect(lead.status).toBe(200)
+      const email = (lead.body.checks as Body[]).find((check) => check.check === 'email')
+      expect(email).toMatchObject({ status: 'unavailable', source: 'dns' })
+      const flags = (lead.body.flags as Body[]).map((flag) => flag.code)
+      expect(flags).not.toContain('email_no_mail_server')
+      expect(flags).toContain('free_mail_address')
+      expect(JSON.stringify(lead.body)).not.toContain('has no mail server')
+    } finally {
+      fakes.dns.behave({ mode: 'error', error: 'nxdomain' })
+      fakes.leadDns.behave({ mode: 'error', error: 'nxdomain' })
+    }
   }, 60_000)
 
   it('charged every answer above from the balance (they are answers, with what was missing said)', async () => {
@@ -358,6 +434,19 @@ describe('honest answers: an entity check in which only the country risk could b
       unavailable_sources: [{ source: 'sanctions', reason: 'sanctions_lists_not_loaded' }],
     })
     expect(JSON.stringify(problem)).not.toContain('reject')
+    expect((await service.runtime.keys.get(keyId))!.balanceMicros).toBe(before)
+  })
+
+  it('answers the entity_check tool with the same 503 over MCP, and charges nothing', async () => {
+    const before = (await service.runtime.keys.get(keyId))!.balanceMicros
+    const result = await service.mcp.call(
+      { name: 'entity_check', arguments: { entity_name: 'Example Trading GmbH', country: 'DE' } },
+      key,
+    )
+    expect(result.isError).toBe(true)
+    const text = JSON.stringify(result.content)
+    expect(text).toContain('no_source_answered')
+    expect(text).not.toContain('reject')
     expect((await service.runtime.keys.get(keyId))!.balanceMicros).toBe(before)
   })
 })

@@ -92,11 +92,18 @@ describe.each(DATABASE_KINDS)('maintenance mode (%s)', (kind) => {
     expect(llms.headers.get('x-maintenance')).toBe('on')
   })
 
+  it('shows the operator frozen: true in financial health while on (the switch, not a constant)', async () => {
+    const health = await call('GET', '/v1/financial/health', TEST_ADMIN_KEY)
+    expect(health.status).toBe(200)
+    expect(health.body).toMatchObject({ frozen: true })
+  })
+
   it('serves and charges again once switched off', async () => {
     const off = await call('PUT', '/v1/admin/maintenance', TEST_ADMIN_KEY, { enabled: false })
     expect(off.body).toMatchObject({ enabled: false })
     const usage = await call('GET', '/v1/keys/usage', key)
     expect(usage.status).toBe(200)
     expect((await call('GET', '/health', null)).body.status).not.toBe('maintenance')
+    expect((await call('GET', '/v1/financial/health', TEST_ADMIN_KEY)).body).toMatchObject({ frozen: false })
   })
 })

@@ -40,8 +40,8 @@ export interface FakeDnsServer {
   readonly server: string
   readonly queries: { name: string; type: string }[]
   /**
-   * `error` mode answers: `servfail` (default), `refused` or `nxdomain` (for every name, zones
-   * included: a broken resolver); `hang`/`reset`: no answer at all.
+   * `error` mode answers: `servfail` (default), `refused`, `nxdomain` or `nodata` (NOERROR with
+   * no records) for every name, zones included: a broken resolver; `hang`/`reset`: no answer at all.
    */
   behave(behaviour: Partial<FakeBehaviour>): void
   /** Closes the UDP port: queries meet ICMP port unreachable (ECONNREFUSED) until `resume()`. */
@@ -89,14 +89,16 @@ export async function startFakeDnsServer(options: FakeDnsOptions = {}): Promise<
       const zone = zones[name]
       let rcode: number = RCODE.NOERROR
       const answers: dnsPacket.Answer[] = []
-      if (current.mode === 'error')
-        rcode =
-          current.error === 'refused'
-            ? RCODE.REFUSED
-            : current.error === 'nxdomain'
-              ? RCODE.NXDOMAIN
-              : RCODE.SERVFAIL
-      else if (!zone) rcode = RCODE.NXDOMAIN
+      if (current.mode === 'error') {
+        // nodata: NOERROR and an empty answer section, whatever the name and type.
+        if (current.error !== 'nodata')
+          rcode =
+            current.error === 'refused'
+              ? RCODE.REFUSED
+              : current.error === 'nxdomain'
+                ? RCODE.NXDOMAIN
+                : RCODE.SERVFAIL
+      } else if (!zone) rcode = RCODE.NXDOMAIN
       else if (question.type === 'MX')
         for (const mx of zone.MX ?? []) answers.push({ type: 'MX', name: question.name, ttl: 300, data: mx })
       else if (question.type === 'TXT')
