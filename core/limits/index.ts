@@ -18,3 +18,4 @@ export {
   type RateLimitWindow,
   type TierLimits,
 } from './rate-limits.ts'
+export { addressSubjectOf, mailboxOf } from './signup-subjects.ts'

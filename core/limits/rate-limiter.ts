@@ -9,6 +9,7 @@ import {
   type RateLimitWindow,
   type TierLimits,
 } from './rate-limits.ts'
+import { addressSubjectOf, mailboxOf } from './signup-subjects.ts'
 
 /** What the SQL needs for "no limit": the largest integer column value. */
 const NO_LIMIT = 2_147_483_647
@@ -363,11 +364,19 @@ export function createEmbeddedCounterStore(db: Db, flushMs = 1000): CounterStore
   }
 }
 
+/**
+ * Subjects limited per day or month (keys, key creation): their rows stay until every window is
+ * over. Payer and challenge rows count per minute only.
+ */
+const LONG_LIVED_PREFIXES = ['key:', 'signup-address:', 'signup-email:'] as const
+const keepsDays = (subject: string): boolean =>
+  LONG_LIVED_PREFIXES.some((prefix) => subject.startsWith(prefix))
+
 /** Drops in-memory counters with nothing left to count (the same rule as the table's sweep). */
 function idle(row: CounterRow, subject: string, at: Date): boolean {
   const { minuteNo, hourNo, monthNo } = windowsOf(at)
   if (row.minuteNo >= minuteNo) return false
-  return !subject.startsWith('key:') || (row.hourNo <= hourNo - HOUR_SLOTS && row.monthNo < monthNo)
+  return !keepsDays(subject) || (row.hourNo <= hourNo - HOUR_SLOTS && row.monthNo < monthNo)
 }
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0)
@@ -482,6 +491,14 @@ export interface RateLimiter {
   /** Counts one 402 challenge sent to a caller with neither key nor verified payment, by client IP. */
   admitChallenge(clientAddress: string | undefined): Promise<RateLimitState | undefined>
   /**
+   * Counts one self-service key creation: first against the client address (an IPv6 address by
+   * its /64; skipped when unknown, as for in-process calls), then against the normalised e-mail
+   * (mailboxOf), or throws RateLimitedError naming the limit. An address refused never counts
+   * against the e-mail, so one address cannot use up other people's e-mail allowance; an attempt
+   * the e-mail limit refuses still counts against its address.
+   */
+  admitSignup(clientAddress: string | undefined, email: string): Promise<RateLimitState>
+  /**
    * Deletes counters with nothing left to count: payer and IP rows idle for a minute, key rows
    * whose minute, 24 hours and month are all over. Returns how many rows went.
    */
@@ -539,7 +556,7 @@ export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimi
       const deleted = rowsOf<{ subject: string }>(
         await db.execute(sql`delete from rate_limit_counters
           where minute_no < ${minuteNo}::bigint
-            and (subject not like 'key:%'
+            and (subject not like 'key:%' and subject not like 'signup-%'
               or (hour_no <= ${hourNo - HOUR_SLOTS}::bigint and month_no < ${monthNo}::int))
           returning subject`),
       )
@@ -561,6 +578,22 @@ export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimi
         },
         'payment challenges from one address',
       )
+    },
+    async admitSignup(clientAddress, email) {
+      const { perAddress, perEmail } = policy.signups
+      const byAddress = clientAddress
+        ? await count(
+            `signup-address:${addressSubjectOf(clientAddress)}`,
+            perAddress,
+            'key creations from one client address',
+          )
+        : undefined
+      const byEmail = await count(
+        `signup-email:${mailboxOf(email)}`,
+        perEmail,
+        'key creations for one e-mail',
+      )
+      return byAddress && byAddress.remaining < byEmail.remaining ? byAddress : byEmail
     },
   }
 }
