@@ -311,7 +311,7 @@ describe('POST /v1/leads/verify against the fake KVK, KBO, VIES, DNS and sanctio
     expect(body.leads[3]?.errors?.[0]?.field).toBe('extra')
   })
 
-  it('a NUL or a lone surrogate in one lead of 100 is that lead\'s own error: 99 verified and charged', async () => {
+  it("a NUL or a lone surrogate in one lead of 100 is that lead's own error: 99 verified and charged", async () => {
     const before = await balance()
     const leads = Array.from({ length: 100 }, (_, n) => ({ ...CLEAN_NL, reference: `row-${n + 1}` }))
     leads[41] = { ...CLEAN_NL, reference: 'row-42', company_name: 'Voorbeeld\u0000 B.V.' }
