@@ -421,6 +421,17 @@ describe('validation-cli leads verify', () => {
         expect(rows[1]?.errors).toContain('kvk_number')
       },
     },
+    {
+      name: 'a right-to-left override in a cell',
+      content: `${HEADER},notes\n${CLEAN},ok\nNL,Acme \u202efdp.exe,68750110,x\u202ey\n`,
+      code: 3,
+      verified: 1,
+      check: (rows) => {
+        // Refused by the service for the lead; never written raw into the output.
+        expect(rows[1]).toMatchObject({ company: 'Acme [U+202E]fdp.exe', notes: 'x[U+202E]y' })
+        expect(rows[1]?.errors).toContain('company_name: contains a bidirectional control character (U+202E')
+      },
+    },
   ]
 
   it.each(MALFORMED)('handles $name', async (file) => {

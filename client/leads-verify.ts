@@ -29,6 +29,7 @@ import { CsvError, type Options as CsvOptions, parse } from 'csv-parse'
 import { parse as parseSync } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import { formatUsd } from '../core/money.ts'
+import { neutraliseBidi } from '../core/validate/bidi.ts'
 import type { CliCommand } from './command.ts'
 import { checkUtf8Lines } from './utf8-lines.ts'
 
@@ -125,10 +126,12 @@ export function distinctHeaders(headers: readonly string[]): string[] {
 /**
  * A cell as the output file holds it: one a spreadsheet would run as a formula (starting with `=`,
  * `+`, `-`, `@`, a tab or a carriage return: the OWASP CSV-injection rule) gets a leading `'`, so
- * a lead named `=HYPERLINK(...)` is shown as text, never run.
+ * a lead named `=HYPERLINK(...)` is shown as text, never run; a bidirectional control (U+202E ...)
+ * is written as `[U+202E]`, so it cannot reorder the row where the file is opened.
  */
 export function inertCell(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  const shown = neutraliseBidi(value)
+  return /^[=+\-@\t\r]/.test(shown) ? `'${shown}` : shown
 }
 
 /** Header → request field, for the columns the command knows; unknown columns are kept as they are. */

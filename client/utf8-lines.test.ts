@@ -52,4 +52,9 @@ describe('inertCell', () => {
       expect(inertCell(cell)).toBe(`'${cell}`)
     for (const cell of ['', 'Voorbeeld B.V.', '12', "'quoted", ' =x']) expect(inertCell(cell)).toBe(cell)
   })
+
+  it('writes bidirectional controls as [U+XXXX], so a right-to-left override cannot reorder a row', () => {
+    expect(inertCell('Acme \u202Efdp.exe')).toBe('Acme [U+202E]fdp.exe')
+    expect(inertCell('\u2067=1')).toBe('[U+2067]=1')
+  })
 })

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { type FieldError, ServiceError } from '../errors.ts'
+import { bidiControlProblem } from '../validate/bidi.ts'
 import { MISSING_FIELD } from '../validate/required-issue.ts'
 
 type Issue = z.core.$ZodIssue
@@ -38,7 +39,7 @@ function textProblem(value: string): string | undefined {
     const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
     return `contains a control character (U+${code}) at position ${control.index}`
   }
-  return undefined
+  return bidiControlProblem(value)
 }
 
 /** Deeper input is refused (no operation's input nests more than a few levels). */
@@ -46,7 +47,7 @@ const MAX_DEPTH = 32
 
 /**
  * Every string in an input, at any depth (keys included), must be well-formed Unicode without
- * control characters: refused with 422 naming the field before anything is stored or charged.
+ * control characters, bidirectional formatting characters included (core/validate/bidi.ts): refused with 422 naming the field before anything is stored or charged.
  */
 export function textErrors(value: unknown, path: readonly string[] = []): FieldError[] {
   const field = () => path.join('.') || '(body)'

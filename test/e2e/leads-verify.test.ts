@@ -332,6 +332,19 @@ describe('POST /v1/leads/verify against the fake KVK, KBO, VIES, DNS and sanctio
     const onlyBad = await post({ leads: [{ country: 'NL', company_name: 'A\u0000' }] })
     expect(onlyBad.status).toBe(422)
     expect(JSON.stringify(onlyBad.body)).toContain('leads.0.company_name')
+    // A right-to-left override in a name: that lead's own 422-style error, naming the field.
+    const override = await post({
+      leads: [CLEAN_NL, { country: 'NL', company_name: 'Acme \u202efdp.exe B.V.' }],
+    })
+    expect(override.body.leads[1]).toMatchObject({
+      status: 'invalid',
+      errors: [
+        {
+          field: 'company_name',
+          message: expect.stringContaining('bidirectional control character (U+202E RIGHT-TO-LEFT OVERRIDE)'),
+        },
+      ],
+    })
     // Top-level fields are still checked as a whole.
     expect((await post({ leads: [CLEAN_NL], 'x\u0000': 1 })).status).toBe(422)
   })
