@@ -162,13 +162,17 @@ describe('validation-cli leads verify', () => {
     // Resumed with another batch size: the killed batch is still sent first as it was, answered
     // from the service's stored answer (or waited for while it runs) and not charged again.
     const second = await run([input, '--out', out, '--batch-size', '7']).done
-    expect(second.code).toBe(0)
+    // 3: done, the file's invalid rows not verified (each with its own error).
+    expect(second.code).toBe(3)
     expect(second.stderr).toContain(`skipped ${partial} already done`)
     expect(second.stderr).toContain(`rows ${pending.rows[0]}-${pending.rows[4]} were in flight`)
     expect(second.stderr).toContain('1 batch answered from an earlier call, not charged again')
     expect(existsSync(`${out}.pending`)).toBe(false)
 
-    const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[]
+    // Each row once (the first run's invalid rows were sent again, so they come after the others).
+    const rows = (parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[]).sort(
+      (a, b) => Number(a.row_number) - Number(b.row_number),
+    )
     expect(rows.map((r) => Number(r.row_number))).toEqual(Array.from({ length: csv.rows }, (_, i) => i + 1))
     expect(rows.map((r) => r['Lead ID'])).toEqual(Array.from({ length: csv.rows }, (_, i) => `L${i + 1}`))
     expect(rows.filter((r) => r.lead_status === 'verified')).toHaveLength(csv.valid)
@@ -187,10 +191,13 @@ describe('validation-cli leads verify', () => {
     // The key paid 0.27 per valid lead, once.
     expect(before - (await balance())).toBe(usd('0.27') * BigInt(csv.valid))
 
-    // A third run has nothing left to do and charges nothing.
+    // A third run sends only the invalid rows again (free), charges nothing, and still says 3.
     const third = await run([input, '--out', out]).done
-    expect(third.code).toBe(0)
+    expect(third.code).toBe(3)
+    expect(third.stderr).toContain(`skipped ${csv.valid} already done`)
+    expect(third.stderr).toContain(`${csv.rows - csv.valid} rows not verified`)
     expect(before - (await balance())).toBe(usd('0.27') * BigInt(csv.valid))
+    expect(parse(readFileSync(out, 'utf8'), { columns: true })).toHaveLength(csv.rows)
   })
 
   it('stops after the batch in flight on SIGTERM, leaving no batch pending', async () => {
@@ -203,7 +210,8 @@ describe('validation-cli leads verify', () => {
     const stopped = await first.done
     expect(stopped.code).toBe(130)
     expect(existsSync(`${out}.pending`)).toBe(false)
-    expect(finishedRows(out).size % 5).toBe(0)
+    // Whole batches only: the rows written (verified or not) are a multiple of the batch size.
+    expect(parse(readFileSync(out, 'utf8'), { columns: true }).length % 5).toBe(0)
   })
 
   it('sends the rows named in <out>.pending first, as a batch of their own', async () => {
@@ -229,6 +237,229 @@ describe('validation-cli leads verify', () => {
     const missing = await run([input, '--out', join(dir, 'x.csv')]).done
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('country')
+  })
+
+  // {tag} makes each file's batches its own (the same body would be a replay of an earlier call).
+  const CLEAN = 'NL,Test BV Donald {tag},68750110'
+  const HEADER = 'country,company,kvk'
+  const outputRows = (out: string) =>
+    existsSync(out) ? (parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[]) : []
+
+  it('a 100-row CSV with one NUL row: 99 verified and charged, that row with its own error, exit 3; a rerun retries only it', async () => {
+    const input = join(dir, 'nul.csv')
+    const out = join(dir, 'nul.results.csv')
+    const lines = [`ref,${HEADER}`]
+    for (let n = 1; n <= 100; n++)
+      lines.push(n === 42 ? `r42,NL,Test\u0000BV Donald,68750110` : `r${n},${CLEAN}`)
+    writeFileSync(input, `${lines.join('\n')}\n`)
+    const before = await balance()
+    const first = await run([input, '--out', out]).done
+    expect(first.code).toBe(3)
+    expect(first.stderr).toContain('99 verified, 1 invalid')
+    expect(first.stderr).toContain('1 row not verified')
+    expect(before - (await balance())).toBe(usd('0.27') * 99n)
+    const rows = outputRows(out)
+    expect(rows).toHaveLength(100)
+    expect(rows.filter((r) => r.lead_status === 'verified')).toHaveLength(99)
+    expect(rows[41]).toMatchObject({
+      ref: 'r42',
+      row_number: '42',
+      lead_status: 'invalid',
+      errors: 'company_name: contains a control character (U+0000) at position 4',
+    })
+    // Every other row has no error; the invalid row is not done, so a rerun sends it again (free).
+    expect(rows.filter((r) => r.errors !== '')).toHaveLength(1)
+    expect(finishedRows(out).size).toBe(99)
+    const again = await run([input, '--out', out]).done
+    expect(again.code).toBe(3)
+    expect(again.stderr).toContain('skipped 99 already done')
+    expect(again.stderr).toContain('0 verified, 1 invalid')
+    expect(before - (await balance())).toBe(usd('0.27') * 99n)
+    expect(
+      outputRows(out)
+        .map((r) => r.row_number)
+        .sort((a, b) => Number(a) - Number(b)),
+    ).toEqual(Array.from({ length: 100 }, (_, n) => String(n + 1)))
+  })
+
+  const MB = 1024 * 1024
+  const bigRow = (size: number) => `NL,${'A'.repeat(size)},68750110`
+  const latin1 = `${HEADER}\n${CLEAN}\nNL,Caf\u00e9 Donald,68750110\n`
+  let manyLines = `${HEADER}\n`
+  for (let n = 1; n <= 3000; n++) manyLines += n === 2500 ? 'NL,Test BV \u00c9\u00ff,1\n' : `${CLEAN}\n`
+  /** The malformed files of the audit, generated here (the large ones are never committed). */
+  const MALFORMED: {
+    name: string
+    content: string | Buffer
+    /** How the test writes `content` (default UTF-8). */
+    encoding?: BufferEncoding
+    args?: string[]
+    code: number
+    verified?: number
+    stderr?: RegExp
+    check?: (rows: Record<string, string>[]) => void
+  }[] = [
+    {
+      name: 'an unclosed quote',
+      content: `${HEADER}\n${CLEAN}\nNL,"Test BV Donald,68750110\n${CLEAN}\n`,
+      code: 2,
+      stderr: /is not a readable CSV file: a quoted cell opened after line 2 is never closed/,
+    },
+    {
+      name: 'an Excel workbook given as CSV',
+      content: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00, 0xb5, 0x55]),
+      code: 2,
+      stderr: /is not UTF-8: line 1 has the byte 0xB5 at column 11/,
+    },
+    { name: 'a UTF-8 BOM', content: `\uFEFF${HEADER}\n${CLEAN}\n`, code: 0, verified: 1 },
+    { name: 'CRLF line ends', content: `${HEADER}\r\n${CLEAN}\r\n${CLEAN}\r\n`, code: 0, verified: 2 },
+    { name: 'CR line ends', content: `${HEADER}\r${CLEAN}\r${CLEAN}\r`, code: 0, verified: 2 },
+    {
+      name: 'CRLF, LF and CR mixed',
+      content: `${HEADER}\r\n${CLEAN}\n${CLEAN}\r${CLEAN}\r\n`,
+      code: 0,
+      verified: 3,
+    },
+    {
+      name: 'a 1 MB cell',
+      content: `${HEADER}\n${CLEAN}\n${bigRow(MB)}\n${CLEAN}\n`,
+      code: 3,
+      verified: 2,
+      check: (rows) =>
+        expect(rows[1]?.errors).toBe(
+          `company_name: column "company" holds ${MB} characters, longer than any lead field (at most 1024): the row was not sent`,
+        ),
+    },
+    {
+      name: 'a 10 MB cell',
+      content: `${HEADER}\n${bigRow(10 * MB)}\n${CLEAN}\n`,
+      code: 3,
+      verified: 1,
+      check: (rows) => expect(rows[0]?.errors).toContain(`holds ${10 * MB} characters`),
+    },
+    {
+      name: 'a duplicated header',
+      content: `${HEADER},notes,notes,notes_2\n${CLEAN},first,second,third\n`,
+      code: 0,
+      verified: 1,
+      check: (rows) => expect(rows[0]).toMatchObject({ notes: 'first', notes_3: 'second', notes_2: 'third' }),
+    },
+    {
+      name: 'Latin-1 text',
+      content: latin1,
+      encoding: 'latin1',
+      code: 2,
+      stderr:
+        /is not UTF-8: line 3 has the byte 0xE9 at column 7, which is not valid UTF-8\. .*--encoding latin1/,
+    },
+    {
+      name: 'Latin-1 text with --encoding latin1',
+      content: latin1,
+      encoding: 'latin1',
+      args: ['--encoding', 'latin1'],
+      code: 0,
+      verified: 2,
+      check: (rows) => expect(rows[1]?.company).toBe('Caf\u00e9 Donald'),
+    },
+    {
+      name: 'Latin-1 bytes past the first read (line 2501 of 3001)',
+      content: manyLines,
+      encoding: 'latin1',
+      code: 2,
+      stderr: /line 2501 has the byte 0xC9 at column 12/,
+    },
+    {
+      name: 'UTF-16 with its BOM',
+      content: `\uFEFF${HEADER}\n${CLEAN}\n`,
+      encoding: 'utf16le',
+      code: 2,
+      stderr: /is not UTF-8: line 1 has the byte 0xFF at column 1/,
+    },
+    {
+      name: 'empty lines',
+      content: `${HEADER}\n\n${CLEAN}\n\n\n${CLEAN}\n\n`,
+      code: 0,
+      verified: 2,
+      check: (rows) => expect(rows.map((r) => r.row_number)).toEqual(['1', '2']),
+    },
+    {
+      name: 'a header row only',
+      content: `${HEADER}\n`,
+      code: 0,
+      verified: 0,
+      stderr: /done: 0\/0 rows/,
+    },
+    { name: 'an empty file', content: '', code: 2, stderr: /has no header row/ },
+    {
+      name: 'a trailing delimiter',
+      content: `${HEADER},\n${CLEAN},\n`,
+      code: 0,
+      verified: 1,
+      check: (rows) => expect(Object.keys(rows[0] ?? {})).toContain('column_4'),
+    },
+    {
+      name: 'rows with too few and too many cells',
+      content: `${HEADER}\nNL,Test BV Donald\n${CLEAN},extra\n`,
+      code: 0,
+      verified: 2,
+    },
+    {
+      name: 'a quote inside an unquoted cell',
+      content: `${HEADER}\nNL,Test "BV" Donald,68750110\n`,
+      code: 0,
+      verified: 1,
+      check: (rows) => expect(rows[0]?.company).toBe('Test "BV" Donald'),
+    },
+    {
+      name: 'cells a spreadsheet would run as formulas',
+      content: `${HEADER},notes,=cmd\n${CLEAN},"=HYPERLINK(""http://evil.example"")",x\nNL,@SUM(A1),123,+31 6 1234,-1\n`,
+      code: 3,
+      verified: 1,
+      check: (rows) => {
+        expect(rows[0]?.notes).toBe(`'=HYPERLINK("http://evil.example")`)
+        expect(rows[1]).toMatchObject({ company: `'@SUM(A1)`, notes: `'+31 6 1234`, "'=cmd": `'-1` })
+        expect(rows[1]?.errors).toContain('kvk_number')
+      },
+    },
+    {
+      name: 'a right-to-left override in a cell',
+      content: `${HEADER},notes\n${CLEAN},ok\nNL,Acme \u202efdp.exe,68750110,x\u202ey\n`,
+      code: 3,
+      verified: 1,
+      check: (rows) => {
+        // Refused by the service for the lead; never written raw into the output.
+        expect(rows[1]).toMatchObject({ company: 'Acme [U+202E]fdp.exe', notes: 'x[U+202E]y' })
+        expect(rows[1]?.errors).toContain('company_name: contains a bidirectional control character (U+202E')
+      },
+    },
+  ]
+
+  it.each(MALFORMED)('handles $name', async (file) => {
+    const { name, content, encoding, args = [], code, verified, stderr, check } = file
+    const slug = name.replace(/[^a-z0-9]+/gi, '-')
+    const input = join(dir, `malformed-${slug}.csv`)
+    const out = join(dir, `malformed-${slug}.results.csv`)
+    writeFileSync(
+      input,
+      typeof content === 'string' ? Buffer.from(content.replaceAll('{tag}', slug), encoding) : content,
+    )
+    const before = await balance()
+    const result = await run([input, '--out', out, ...args]).done
+    expect(result.code, result.stderr).toBe(code)
+    if (stderr) expect(result.stderr).toMatch(stderr)
+    // Never a stack trace.
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    const rows = outputRows(out)
+    if (code === 2) {
+      // Refused before anything was sent, charged or written.
+      expect(rows).toHaveLength(0)
+      expect(await balance()).toBe(before)
+      return
+    }
+    expect(rows.filter((r) => r.lead_status === 'verified')).toHaveLength(verified ?? 0)
+    expect(before - (await balance())).toBe(usd('0.27') * BigInt(verified ?? 0))
+    for (const row of rows) if (row.lead_status !== 'verified') expect(row.errors).not.toBe('')
+    check?.(rows)
   })
 })
 

@@ -22,13 +22,16 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
+import { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import cliProgress from 'cli-progress'
-import { parse } from 'csv-parse'
+import { CsvError, type Options as CsvOptions, parse } from 'csv-parse'
 import { parse as parseSync } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import { formatUsd } from '../core/money.ts'
+import { neutraliseBidi } from '../core/validate/bidi.ts'
 import type { CliCommand } from './command.ts'
+import { checkUtf8Lines } from './utf8-lines.ts'
 
 /** Request fields and the CSV column names accepted for each (compared after normalising). */
 export const LEAD_COLUMNS: Record<string, readonly string[]> = {
@@ -77,6 +80,15 @@ export const RESULT_COLUMNS = [
 ] as const
 
 const MAX_BATCH = 100
+/**
+ * No lead field is longer than 255 characters: a mapped cell longer than this is never sent (a
+ * megabyte cell would make the batch's body too large for the service); its row gets its own error.
+ */
+export const MAX_CELL_CHARACTERS = 1024
+/** A batch's body stays under this (the service's default body limit is 256 KB): fuller batches are split. */
+const MAX_BATCH_BYTES = 192 * 1024
+/** Input encodings: UTF-8 (checked, never guessed), or Windows-1252/Latin-1 when the caller says so. */
+const ENCODINGS = ['utf8', 'latin1'] as const
 const RETRIES = 3
 /** 409 answers (the same batch still running after a kill) waited out before giving up: about 2 minutes. */
 const IN_PROGRESS_RETRIES = 60
@@ -92,6 +104,35 @@ const normalise = (header: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_|_$/g, '')
+
+/**
+ * The header row with every name distinct, so no column is lost: a repeated name gets `_2`, `_3`
+ * (`email`, `email_2`), an empty one `column_<n>` (a trailing delimiter).
+ */
+export function distinctHeaders(headers: readonly string[]): string[] {
+  // A generated name never takes a name the file has itself (`notes, notes, notes_2`: the second
+  // `notes` becomes `notes_3`).
+  const given = new Set(headers)
+  const used = new Set<string>()
+  return headers.map((raw, index) => {
+    const base = raw.trim() === '' ? `column_${index + 1}` : raw
+    let name = base
+    for (let n = 2; used.has(name) || (name !== raw && given.has(name)); n++) name = `${base}_${n}`
+    used.add(name)
+    return name
+  })
+}
+
+/**
+ * A cell as the output file holds it: one a spreadsheet would run as a formula (starting with `=`,
+ * `+`, `-`, `@`, a tab or a carriage return: the OWASP CSV-injection rule) gets a leading `'`, so
+ * a lead named `=HYPERLINK(...)` is shown as text, never run; a bidirectional control (U+202E ...)
+ * is written as `[U+202E]`, so it cannot reorder the row where the file is opened.
+ */
+export function inertCell(value: string): string {
+  const shown = neutraliseBidi(value)
+  return /^[=+\-@\t\r]/.test(shown) ? `'${shown}` : shown
+}
 
 /** Header → request field, for the columns the command knows; unknown columns are kept as they are. */
 export function mapColumns(headers: readonly string[]): Map<string, string> {
@@ -128,6 +169,27 @@ export function leadOfRow(row: Record<string, string>, columns: Map<string, stri
   return lead
 }
 
+/**
+ * The errors of a row that is not sent: a mapped cell longer than any lead field (MAX_CELL_CHARACTERS),
+ * named by its column. Empty: the row can be sent.
+ */
+export function oversizedCells(
+  row: Record<string, string>,
+  columns: Map<string, string>,
+): { field: string; message: string }[] {
+  const errors: { field: string; message: string }[] = []
+  for (const [header, field] of columns) {
+    const length = (row[header] ?? '').trim().length
+    if (length > MAX_CELL_CHARACTERS) {
+      errors.push({
+        field,
+        message: `column "${header}" holds ${length} characters, longer than any lead field (at most ${MAX_CELL_CHARACTERS}): the row was not sent`,
+      })
+    }
+  }
+  return errors
+}
+
 interface Flag {
   code: string
   action: string
@@ -156,25 +218,56 @@ function resultCells(result: LeadResult): Record<string, string> {
   }
 }
 
-/** Row numbers already in the output file (its last, possibly half-written line is dropped). */
-export function finishedRows(out: string): Set<number> {
-  const done = new Set<number>()
-  if (!existsSync(out) || statSync(out).size === 0) return done
+/** The records of an output file and its header, its last, possibly half-written line left out. */
+function readOutput(out: string): { text: string; header: string[]; records: Record<string, string>[] } {
+  if (!existsSync(out) || statSync(out).size === 0) return { text: '', header: [], records: [] }
   let text = readFileSync(out, 'utf8')
-  if (!text.endsWith('\n')) {
-    text = text.slice(0, text.lastIndexOf('\n') + 1)
-    truncateSync(out, Buffer.byteLength(text))
-  }
+  if (!text.endsWith('\n')) text = text.slice(0, text.lastIndexOf('\n') + 1)
+  let header: string[] = []
   const records = parseSync(text, {
-    columns: true,
+    columns: (names: string[]) => {
+      header = names
+      return names
+    },
     relax_column_count: true,
     skip_empty_lines: true,
   }) as Record<string, string>[]
-  for (const record of records) {
+  return { text, header, records }
+}
+
+const isDone = (record: Record<string, string>) => record.lead_status === 'verified'
+
+/**
+ * Row numbers done in the output file: verified rows only. A row written as `invalid` (its own
+ * error, or never answered) is not done: the next run sends it again (invalid leads are free).
+ */
+export function finishedRows(out: string): Set<number> {
+  const done = new Set<number>()
+  for (const record of readOutput(out).records) {
     const n = Number(record.row_number)
-    if (Number.isInteger(n) && n > 0 && record.lead_status) done.add(n)
+    if (Number.isInteger(n) && n > 0 && isDone(record)) done.add(n)
   }
   return done
+}
+
+/**
+ * Readies the output file of a resumed run: drops a half-written last line and the rows that are
+ * not done (they are written again by this run, so each row appears once), then returns the rows
+ * done.
+ */
+export function prepareResume(out: string): Set<number> {
+  const { text, header, records } = readOutput(out)
+  if (header.length === 0) {
+    if (existsSync(out)) truncateSync(out, 0)
+    return new Set()
+  }
+  const kept = records.filter(isDone)
+  if (kept.length !== records.length) {
+    writeFileSync(out, stringify(kept, { header: true, columns: header }))
+  } else if (Buffer.byteLength(text) !== statSync(out).size) {
+    truncateSync(out, Buffer.byteLength(text))
+  }
+  return finishedRows(out)
 }
 
 /** Rows of the batch that was in flight when a run was killed (`<out>.pending`). */
@@ -276,7 +369,12 @@ async function verifyBatch(
         ])
       }
       return {
-        results: leads.map((_, i) => ({ status: 'invalid', errors: errors.get(i) ?? [] })),
+        results: leads.map((_, i) => ({
+          status: 'invalid',
+          errors: errors.get(i) ?? [
+            { field: 'lead', message: 'not verified: the service refused the batch' },
+          ],
+        })),
         chargedMicros: 0n,
         replayed: false,
       }
@@ -290,12 +388,81 @@ async function verifyBatch(
   }
 }
 
-async function countRows(input: string): Promise<number> {
+/** csv-parse options of the input: any mix of CRLF, LF and CR line ends; a stray quote inside a cell is text. */
+const INPUT_OPTIONS: CsvOptions = {
+  skip_empty_lines: true,
+  bom: true,
+  relax_column_count: true,
+  relax_quotes: true,
+  record_delimiter: ['\r\n', '\n', '\r'],
+  info: true,
+}
+
+/** The input decoded as text (UTF-8, or Windows-1252 for `latin1`), as a stream csv-parse reads. */
+function inputText(input: string, encoding: (typeof ENCODINGS)[number]): Readable {
+  if (encoding === 'utf8') return createReadStream(input)
+  // The WHATWG "latin1" label is Windows-1252 (what spreadsheets write): 0x80 is €, not a control.
+  const decoder = new TextDecoder('latin1')
+  return Readable.from(
+    (async function* () {
+      for await (const chunk of createReadStream(input))
+        yield decoder.decode(chunk as Buffer, { stream: true })
+      yield decoder.decode()
+    })(),
+  )
+}
+
+/** A CSV record with the line it ends on (csv-parse `info`). */
+type InputRecord = { record: Record<string, string>; info: { lines: number } }
+
+/** Why the input cannot be read, in words naming the line; the run stops before anything is sent. */
+class InputError extends Error {}
+
+/** Reads the input's records, turning csv-parse's failures into an InputError naming the line. */
+async function* inputRecords(
+  input: string,
+  encoding: (typeof ENCODINGS)[number],
+  onHeader: (names: string[]) => void = () => {},
+): AsyncGenerator<InputRecord> {
+  let lastLine = 0
+  const options: CsvOptions = {
+    ...INPUT_OPTIONS,
+    columns: (names: string[]) => {
+      const distinct = distinctHeaders(names)
+      onHeader(distinct)
+      return distinct
+    },
+  }
+  try {
+    for await (const item of inputText(input, encoding).pipe(parse(options)) as AsyncIterable<InputRecord>) {
+      lastLine = item.info.lines
+      yield item
+    }
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error
+    const where =
+      error.code === 'CSV_QUOTE_NOT_CLOSED'
+        ? `a quoted cell opened after line ${lastLine} is never closed (the file ends at line ${(error as { lines?: number }).lines ?? '?'})`
+        : `line ${(error as { lines?: number }).lines ?? lastLine + 1}: ${error.message}`
+    throw new InputError(`${input} is not a readable CSV file: ${where}`)
+  }
+}
+
+/**
+ * Reads the whole input once before anything is sent: it must be UTF-8 (or `--encoding latin1`)
+ * and well-formed CSV, else an InputError naming the line. Returns the number of data rows.
+ */
+async function scanInput(input: string, encoding: (typeof ENCODINGS)[number]): Promise<number> {
+  if (encoding === 'utf8') {
+    const bad = await checkUtf8Lines(createReadStream(input))
+    if (bad) {
+      throw new InputError(
+        `${input} is not UTF-8: line ${bad.line} has the byte 0x${bad.byte.toString(16).toUpperCase().padStart(2, '0')} at column ${bad.column}, which is not valid UTF-8. Save the file as UTF-8 (CSV UTF-8 in a spreadsheet), or pass --encoding latin1 if it is Latin-1 / Windows-1252; nothing was sent`,
+      )
+    }
+  }
   let count = 0
-  for await (const _ of createReadStream(input).pipe(
-    parse({ columns: true, skip_empty_lines: true, bom: true }),
-  ))
-    count++
+  for await (const _ of inputRecords(input, encoding)) count++
   return count
 }
 
@@ -338,29 +505,37 @@ function createProgress(total: number, tty: boolean, already: number) {
 }
 
 const USAGE = `usage: validation-cli leads verify <leads.csv> [--out results.csv] [--url URL] [--key KEY]
-                                  [--batch-size 1-100] [--progress | --no-progress]
+                                  [--batch-size 1-100] [--encoding utf8|latin1]
+                                  [--progress | --no-progress]
 
 Verifies NL and BE leads (POST /v1/leads/verify) in batches and writes every input row with the
 extra columns ${RESULT_COLUMNS.join(', ')}.
 
-  --out         output CSV (default: <input>.results.csv). If it exists, the rows already in it
-                are skipped (resume): finished rows are not sent or paid again. After a hard
-                kill during a call, <out>.pending names the rows in flight; the next run sends
-                them first as the same batch (same Idempotency-Key), so a call that completed
-                is answered again without a second charge (within 24 hours).
+  --out         output CSV (default: <input>.results.csv). If it exists, the verified rows in
+                it are skipped (resume): they are not sent or paid again; rows written as
+                invalid are sent again. After a hard kill during a call, <out>.pending names
+                the rows in flight; the next run sends them first as the same batch (same
+                Idempotency-Key), so a call that completed is answered again without a second
+                charge (within 24 hours).
   --url         service URL (env VALIDATION_API_URL, default http://localhost:3000)
   --key         live API key (env VALIDATION_API_KEY); sandbox keys are refused (403)
   --batch-size  leads per call, 1-100 (default 100); each valid lead is charged once
+  --encoding    utf8 (default: a file that is not UTF-8 is refused, naming the line) or latin1
+                (Windows-1252 / ISO-8859-1, what spreadsheets save as "CSV" or "ANSI")
   --progress    progress bar (default: when stderr is a terminal; otherwise one line per batch)
 
 Columns (header row; case, spaces and dashes ignored), with the accepted aliases:
 ${Object.entries(LEAD_COLUMNS)
   .map(([field, aliases]) => `  ${field.padEnd(13)} ${aliases.slice(1).join(', ')}`)
   .join('\n')}
-Other columns are copied to the output unchanged. country is NL or BE.
+Other columns are copied to the output; a repeated header name gets _2, _3 (email, email_2).
+country is NL or BE. Output cells starting with =, +, -, @, a tab or a carriage return get a
+leading ' so spreadsheets show them as text.
 
-Exit codes: 0 done; 1 the service refused or failed (finished rows are kept; run again to
-resume); 2 bad arguments; 130 interrupted (finished rows are kept).`
+Exit codes: 0 every row verified; 1 the service refused or failed (finished rows are kept; run
+again to resume); 2 bad arguments, or an input that is not UTF-8 or not well-formed CSV (the
+line is named; nothing was sent); 3 done, but some rows were not verified (each has its error
+in the errors column; run again to retry them); 130 interrupted (finished rows are kept).`
 
 export async function runLeadsVerify(args: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseOptions>
@@ -370,9 +545,18 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`)
     return 2
   }
-  const { input, out, url, key, batchSize, progress: wantProgress } = parsed
-  const total = await countRows(input)
-  const done = finishedRows(out)
+  const { input, out, url, key, batchSize, encoding, progress: wantProgress } = parsed
+  // The whole file is read once before anything is sent: a file that is not UTF-8 or not
+  // well-formed CSV stops here (exit 2), with nothing sent, charged or written.
+  let total: number
+  try {
+    total = await scanInput(input, encoding)
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error
+    process.stderr.write(`${error.message}\n`)
+    return 2
+  }
+  const done = prepareResume(out)
   const pendingFile = `${out}.pending`
   // The batch in flight when the last run was killed goes first, as it was sent: same rows, same
   // body, same Idempotency-Key, so a call that completed is replayed, not charged again.
@@ -391,7 +575,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
 
   let headers: string[] | undefined
   let columns = new Map<string, string>()
-  let outputColumns: string[] = []
+  let outputColumns: { key: string; header: string }[] = []
   const writeHeader = !existsSync(out) || statSync(out).size === 0
   const progress = createProgress(total, wantProgress, done.size)
   let processed = done.size
@@ -399,73 +583,145 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   const counts = { verified: 0, invalid: 0, proceed: 0, review: 0, block: 0, skipped: done.size }
   let charged = 0n
   let replayedBatches = 0
-  let batch: { row: number; record: Record<string, string>; lead: Record<string, string> }[] = []
+  /** Rows of the next batch: a lead to send, or the errors that keep the row from being sent. */
+  let batch: {
+    row: number
+    record: Record<string, string>
+    lead?: Record<string, string>
+    errors?: { field: string; message: string }[]
+  }[] = []
+  let batchBytes = 0
+
+  /** Header checks and the output's header line, once the header row is known. */
+  const startOutput = (names: string[]): number | undefined => {
+    headers = names
+    columns = mapColumns(headers)
+    if (![...columns.values()].includes('country')) {
+      progress.stop()
+      process.stderr.write(`the CSV has no country column (headers: ${headers.join(', ')})\n`)
+      return 2
+    }
+    outputColumns = [
+      ...headers.filter((h) => !(RESULT_COLUMNS as readonly string[]).includes(h)),
+      ...RESULT_COLUMNS,
+    ].map((name) => ({ key: name, header: inertCell(name) }))
+    if (writeHeader) writeFileSync(out, stringify([], { header: true, columns: outputColumns }))
+    return undefined
+  }
 
   const flush = async () => {
     if (batch.length === 0) return
-    writeFileSync(pendingFile, `${JSON.stringify({ rows: batch.map((b) => b.row) })}\n`)
-    const { results, chargedMicros, replayed } = await verifyBatch(
-      url,
-      key,
-      batch.map((b) => b.lead),
-    ).catch((error: unknown) => {
-      // Refused by the service: nothing was charged for these rows.
-      if (error instanceof HttpFailure) rmSync(pendingFile, { force: true })
-      throw error
-    })
-    charged += chargedMicros
-    if (replayed) replayedBatches++
-    const lines = batch.map((b, i) => {
-      const result = results[i] ?? {
-        status: 'invalid' as const,
-        errors: [{ field: 'lead', message: 'no answer' }],
-      }
+    const sendable = batch.filter((b) => b.lead !== undefined)
+    let answered: LeadResult[] = []
+    if (sendable.length > 0) {
+      writeFileSync(pendingFile, `${JSON.stringify({ rows: batch.map((b) => b.row) })}\n`)
+      const { results, chargedMicros, replayed } = await verifyBatch(
+        url,
+        key,
+        sendable.map((b) => b.lead as Record<string, string>),
+      ).catch((error: unknown) => {
+        // Refused by the service: nothing was charged for these rows.
+        if (error instanceof HttpFailure) rmSync(pendingFile, { force: true })
+        throw error
+      })
+      charged += chargedMicros
+      if (replayed) replayedBatches++
+      answered = results
+    }
+    let next = 0
+    const lines = batch.map((b) => {
+      const result: LeadResult =
+        b.lead === undefined
+          ? { status: 'invalid', errors: b.errors ?? [] }
+          : (answered[next++] ?? {
+              status: 'invalid',
+              errors: [{ field: 'lead', message: 'not verified: the service sent no answer for this lead' }],
+            })
       if (result.status === 'verified') {
         counts.verified++
         if (result.verdict === 'proceed' || result.verdict === 'review' || result.verdict === 'block')
           counts[result.verdict]++
       } else counts.invalid++
-      return { ...b.record, row_number: String(b.row), ...resultCells(result) }
+      const cells: Record<string, string> = { ...b.record, row_number: String(b.row), ...resultCells(result) }
+      return Object.fromEntries(Object.entries(cells).map(([name, value]) => [name, inertCell(value)]))
     })
     await appendFile(out, stringify(lines, { columns: outputColumns }))
     rmSync(pendingFile, { force: true })
     processed += batch.length
     batch = []
+    batchBytes = 0
     progress.update(processed)
   }
 
   try {
-    let row = 0
-    const records = createReadStream(input).pipe(
-      parse({ columns: (h: string[]) => h, skip_empty_lines: true, bom: true, relax_column_count: true }),
-    )
-    for await (const record of records as AsyncIterable<Record<string, string>>) {
-      if (!headers) {
-        headers = Object.keys(record)
-        columns = mapColumns(headers)
-        if (![...columns.values()].includes('country')) {
-          progress.stop()
-          process.stderr.write(`the CSV has no country column (headers: ${headers.join(', ')})\n`)
-          return 2
+    /** Rows written by this run (the killed batch's rows are not taken again by the second pass). */
+    const written = new Set<number>()
+    /**
+     * One pass over the input: the rows `take` selects go into batches (the killed batch's rows as
+     * one batch of their own, `resending`); stops early once `finished` says so.
+     */
+    const pass = async (take: (row: number) => boolean, resending: boolean, finished: () => boolean) => {
+      let row = 0
+      for await (const { record } of inputRecords(input, encoding, (names) => {
+        headers = names
+      })) {
+        if (outputColumns.length === 0) {
+          const refused = startOutput(headers ?? Object.keys(record))
+          if (refused !== undefined) return refused
         }
-        outputColumns = [
-          ...headers.filter((h) => !(RESULT_COLUMNS as readonly string[]).includes(h)),
-          ...RESULT_COLUMNS,
-        ]
-        if (writeHeader) writeFileSync(out, stringify([], { header: true, columns: outputColumns }))
+        row++
+        if (!take(row)) continue
+        written.add(row)
+        const errors = oversizedCells(record, columns)
+        const lead = errors.length === 0 ? leadOfRow(record, columns) : undefined
+        const leadBytes = lead ? Buffer.byteLength(JSON.stringify(lead)) + 1 : 0
+        // A batch's body stays under the service's body limit: a full one goes before this lead.
+        if (!resending && batch.length > 0 && batchBytes + leadBytes > MAX_BATCH_BYTES) await flush()
+        batch.push({ row, record, ...(lead ? { lead } : { errors }) })
+        batchBytes += leadBytes
+        if (resending) inFlight.delete(row)
+        const full = resending ? inFlight.size === 0 || batch.length >= MAX_BATCH : batch.length >= batchSize
+        if (full) await flush()
+        if (interrupted || finished()) break
       }
-      row++
-      if (done.has(row)) continue
-      const resent = inFlight.delete(row)
-      batch.push({ row, record, lead: leadOfRow(record, columns) })
-      // The rows of the killed batch are a batch of their own, whatever --batch-size is now.
-      const full = resent ? inFlight.size === 0 || batch.length >= MAX_BATCH : batch.length >= batchSize
-      if (full) await flush()
-      if (interrupted) break
+      return undefined
+    }
+    // The rows of the killed batch go first, as a batch of their own whatever --batch-size is now,
+    // so its body (and Idempotency-Key) is the one sent before.
+    if (inFlight.size > 0) {
+      const refused = await pass(
+        (row) => inFlight.has(row),
+        true,
+        () => inFlight.size === 0,
+      )
+      if (refused !== undefined) return refused
+      await flush()
+    }
+    if (!interrupted) {
+      const refused = await pass(
+        (row) => !done.has(row) && !written.has(row),
+        false,
+        () => false,
+      )
+      if (refused !== undefined) return refused
+    }
+    if (outputColumns.length === 0) {
+      // No data row: a header row alone is a finished (empty) run; no header at all is an error.
+      if (!headers) {
+        progress.stop()
+        process.stderr.write(`${input} has no header row (the file is empty); nothing was sent\n`)
+        return 2
+      }
+      const refused = startOutput(headers)
+      if (refused !== undefined) return refused
     }
     if (!interrupted) await flush()
   } catch (error) {
     progress.stop()
+    if (error instanceof InputError) {
+      process.stderr.write(`${error.message}\n`)
+      return 2
+    }
     process.stderr.write(
       `stopped: ${(error as Error).message}\n${processed} of ${total} rows are in ${out}; run the same command again to resume.\n`,
     )
@@ -475,9 +731,14 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
     process.off('SIGTERM', stop)
   }
   progress.stop()
-  const summary = `${interrupted ? 'interrupted' : 'done'}: ${processed}/${total} rows in ${out} (this run: ${counts.verified} verified, ${counts.invalid} invalid; proceed ${counts.proceed}, review ${counts.review}, block ${counts.block}; skipped ${counts.skipped} already done; charged ${formatUsd(charged)} USDC${replayedBatches > 0 ? `; ${replayedBatches} batch${replayedBatches === 1 ? '' : 'es'} answered from an earlier call, not charged again` : ''})\n`
+  const notVerified =
+    counts.invalid > 0
+      ? `; ${counts.invalid} row${counts.invalid === 1 ? '' : 's'} not verified: each has its own error in the errors column, and the next run sends ${counts.invalid === 1 ? 'it' : 'them'} again (invalid leads are not charged)`
+      : ''
+  const summary = `${interrupted ? 'interrupted' : 'done'}: ${processed}/${total} rows in ${out} (this run: ${counts.verified} verified, ${counts.invalid} invalid; proceed ${counts.proceed}, review ${counts.review}, block ${counts.block}; skipped ${counts.skipped} already done; charged ${formatUsd(charged)} USDC${replayedBatches > 0 ? `; ${replayedBatches} batch${replayedBatches === 1 ? '' : 'es'} answered from an earlier call, not charged again` : ''}${notVerified})\n`
   process.stderr.write(summary)
-  return interrupted ? 130 : 0
+  if (interrupted) return 130
+  return counts.invalid > 0 ? 3 : 0
 }
 
 function parseOptions(args: string[]) {
@@ -491,6 +752,7 @@ function parseOptions(args: string[]) {
       'batch-size': { type: 'string' },
       progress: { type: 'boolean' },
       'no-progress': { type: 'boolean' },
+      encoding: { type: 'string' },
     },
   })
   const input = positionals[0]
@@ -501,8 +763,12 @@ function parseOptions(args: string[]) {
   const batchSize = Number(values['batch-size'] ?? MAX_BATCH)
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH)
     throw new Error(`--batch-size must be 1-${MAX_BATCH}`)
+  const encoding = (values.encoding ?? 'utf8').toLowerCase().replace(/^utf-8$/, 'utf8')
+  if (!(ENCODINGS as readonly string[]).includes(encoding))
+    throw new Error(`--encoding must be utf8 (default) or latin1 (Windows-1252, what spreadsheets call ANSI)`)
   return {
     input,
+    encoding: encoding as (typeof ENCODINGS)[number],
     out: values.out ?? input.replace(/(\.csv)?$/i, '.results.csv'),
     url: values.url ?? process.env.VALIDATION_API_URL ?? 'http://localhost:3000',
     key,

@@ -154,7 +154,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     )
   })
 
-  app.route('/', publicRoutes({ keys: runtime.keys, operations, health }))
+  app.route(
+    '/',
+    publicRoutes({
+      keys: runtime.keys,
+      operations,
+      health,
+      limits: runtime.limits,
+      trustProxyHops: options.trustProxyHops,
+    }),
+  )
   app.route('/v1/admin', adminRoutes(runtime.keys, options.maintenance))
   for (const routes of options.routes ?? []) app.route('/', routes)
   app.route('/', operationRoutes(runtime, operations, { trustProxyHops: options.trustProxyHops }))

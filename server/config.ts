@@ -253,6 +253,9 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_ENTERPRISE: tierLimits,
   RATE_LIMIT_X402_PER_MINUTE: z.coerce.number().int().min(1).max(2_000_000_000).default(120),
   RATE_LIMIT_CHALLENGES_PER_MINUTE: z.coerce.number().int().min(1).max(2_000_000_000).default(60),
+  // Self-service key creations per client address and per normalised e-mail (same format as a tier).
+  RATE_LIMIT_SIGNUP_ADDRESS: tierLimits,
+  RATE_LIMIT_SIGNUP_EMAIL: tierLimits,
   // Proxies in front of the service that append to X-Forwarded-For (the client IP of the challenge limit).
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 })
@@ -278,8 +281,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The rate-limit policy of a configuration (defaults in core/limits/rate-limit-policy.ts); undefined when RATE_LIMITS=off. */
 export function rateLimitPolicyOf(config: Config): RateLimitPolicy | undefined {
   if (config.RATE_LIMITS === 'off') return undefined
+  const limits = (value: string | undefined, fallback: TierLimits): TierLimits =>
+    (value === undefined ? undefined : parseTierLimits(value)) ?? fallback
   const tier = (name: Tier, value: string | undefined): TierLimits =>
-    (value === undefined ? undefined : parseTierLimits(value)) ?? DEFAULT_RATE_LIMITS.tiers[name]
+    limits(value, DEFAULT_RATE_LIMITS.tiers[name])
   return {
     tiers: {
       sandbox: tier('sandbox', config.RATE_LIMIT_SANDBOX),
@@ -290,5 +295,9 @@ export function rateLimitPolicyOf(config: Config): RateLimitPolicy | undefined {
     },
     x402PerMinute: config.RATE_LIMIT_X402_PER_MINUTE,
     challengesPerMinute: config.RATE_LIMIT_CHALLENGES_PER_MINUTE,
+    signups: {
+      perAddress: limits(config.RATE_LIMIT_SIGNUP_ADDRESS, DEFAULT_RATE_LIMITS.signups.perAddress),
+      perEmail: limits(config.RATE_LIMIT_SIGNUP_EMAIL, DEFAULT_RATE_LIMITS.signups.perEmail),
+    },
   }
 }

@@ -1,4 +1,5 @@
 import type { SanctionsCoverage } from '../sanctions/coverage.ts'
+import { neutraliseBidi } from '../validate/bidi.ts'
 
 /*
  * The lead verdict: flag vocabulary, check points, score and verdict rules. Every number here is
@@ -97,9 +98,14 @@ export interface LeadFlag {
   check: LeadCheckName
 }
 
+/**
+ * A flag with its rule's severity and action. The message is a sentence shown as it is (in a CRM,
+ * a CSV file), often quoting a register's or VIES's name: bidirectional controls in it are made
+ * visible (`[U+202E]`), never passed on to reorder the sentence.
+ */
 export function leadFlag(code: LeadFlagCode, check: LeadCheckName, message: string): LeadFlag {
   const rule = LEAD_FLAGS[code]
-  return { code, severity: rule.severity, message, action: rule.action, check }
+  return { code, severity: rule.severity, message: neutraliseBidi(message), action: rule.action, check }
 }
 
 export interface LeadCheck {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { itemsCheckedOneByOne, textErrors } from '../operations/parse.ts'
 import { SanctionsCoverageSchema } from '../sanctions/coverage.ts'
 import {
   cbeNumberSchema,
@@ -98,52 +99,63 @@ export type Lead = z.infer<typeof LeadInput>
  * validation does not fail the call: it gets its own `errors` and is not charged. Only when
  * every lead is invalid is the call refused (422, nothing charged).
  */
-export const LeadsVerifyInput = z
-  .object({
-    ...Object.fromEntries(Object.entries(leadFields).map(([key, schema]) => [key, schema.optional()])),
-    country: leadFields.country.optional().describe('NL or BE; required for a single lead (without leads)'),
-    leads: z
-      .array(
-        // Any item is accepted here and validated one by one (LeadInput), so one bad lead gets its
-        // own errors instead of failing the batch; the JSON Schema still shows the lead's fields.
-        z.union([LeadInput, z.unknown()]),
-      )
-      .min(1)
-      .max(MAX_LEADS_PER_CALL)
-      .optional()
-      .describe(
-        `A batch of 1-${MAX_LEADS_PER_CALL} leads, answered in the same order; charged per valid lead`,
-      ),
-  })
-  .strict()
-  .superRefine((input, ctx) => {
-    const { leads, ...single } = input as { leads?: unknown[] } & Record<string, unknown>
-    const singleFields = Object.keys(single).filter((key) => single[key] !== undefined)
-    if (leads !== undefined) {
-      if (singleFields.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [singleFields[0] as string],
-          message: 'send either one lead (its fields at the top level) or leads, not both',
+export const LeadsVerifyInput = itemsCheckedOneByOne(
+  z
+    .object({
+      ...Object.fromEntries(Object.entries(leadFields).map(([key, schema]) => [key, schema.optional()])),
+      country: leadFields.country.optional().describe('NL or BE; required for a single lead (without leads)'),
+      leads: z
+        .array(
+          // Any item is accepted here and validated one by one (LeadInput), so one bad lead gets its
+          // own errors instead of failing the batch; the JSON Schema still shows the lead's fields.
+          z.union([LeadInput, z.unknown()]),
+        )
+        .min(1)
+        .max(MAX_LEADS_PER_CALL)
+        .optional()
+        .describe(
+          `A batch of 1-${MAX_LEADS_PER_CALL} leads, answered in the same order; charged per valid lead`,
+        ),
+    })
+    .strict()
+    .superRefine((input, ctx) => {
+      const { leads, ...single } = input as { leads?: unknown[] } & Record<string, unknown>
+      const singleFields = Object.keys(single).filter((key) => single[key] !== undefined)
+      if (leads !== undefined) {
+        if (singleFields.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [singleFields[0] as string],
+            message: 'send either one lead (its fields at the top level) or leads, not both',
+          })
+          return
+        }
+        // A lead's bad text (a NUL, a lone surrogate) is its own error, as in leadsOf.
+        const problems = leads.map((lead) => {
+          const text = textErrors(lead)
+          return text.length > 0 ? { text } : { parsed: LeadInput.safeParse(lead, { reportInput: true }) }
         })
+        if (problems.every((problem) => problem.text !== undefined || !problem.parsed?.success)) {
+          problems.forEach((problem, index) => {
+            for (const error of problem.text ?? []) {
+              const path = error.field === '(body)' ? [] : error.field.split('.')
+              ctx.addIssue({ code: 'custom', path: ['leads', index, ...path], message: error.message })
+            }
+            for (const issue of problem.parsed?.error?.issues ?? [])
+              ctx.addIssue({ ...issue, path: ['leads', index, ...issue.path] } as never)
+          })
+        }
         return
       }
-      const problems = leads.map((lead) => LeadInput.safeParse(lead, { reportInput: true }))
-      if (problems.every((parsed) => !parsed.success)) {
-        problems.forEach((parsed, index) => {
-          for (const issue of parsed.error?.issues ?? [])
-            ctx.addIssue({ ...issue, path: ['leads', index, ...issue.path] } as never)
-        })
+      if (single.country === undefined) {
+        ctx.addIssue(requiredIssue(['country'], 'is required (or send leads)'))
+        return
       }
-      return
-    }
-    if (single.country === undefined) {
-      ctx.addIssue(requiredIssue(['country'], 'is required (or send leads)'))
-      return
-    }
-    leadRules(single as Lead, ctx)
-  })
-  .describe('One lead (its fields at the top level) or a batch in leads')
+      leadRules(single as Lead, ctx)
+    })
+    .describe('One lead (its fields at the top level) or a batch in leads'),
+  'leads',
+)
 export type LeadsVerifyRequest = z.infer<typeof LeadsVerifyInput>
 
 export const LeadFlagSchema = z

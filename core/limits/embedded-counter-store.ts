@@ -126,5 +126,13 @@ export function createEmbeddedCounterStore(db: Db, flushMs = 1000): CounterStore
 function idle(row: CounterRow, subject: string, at: Date): boolean {
   const { minuteNo, hourNo, monthNo } = windowsOf(at)
   if (row.minuteNo >= minuteNo) return false
-  return !subject.startsWith('key:') || (row.hourNo <= hourNo - HOUR_SLOTS && row.monthNo < monthNo)
+  return !keepsDays(subject) || (row.hourNo <= hourNo - HOUR_SLOTS && row.monthNo < monthNo)
 }
+
+/**
+ * Subjects limited per day or month (keys, key creation): their rows stay until every window is
+ * over. Payer rows count per minute only.
+ */
+const LONG_LIVED_PREFIXES = ['key:', 'signup-address:', 'signup-email:'] as const
+const keepsDays = (subject: string): boolean =>
+  LONG_LIVED_PREFIXES.some((prefix) => subject.startsWith(prefix))

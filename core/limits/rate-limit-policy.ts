@@ -17,6 +17,12 @@ export interface RateLimitPolicy {
   x402PerMinute: number
   /** 402 challenges answered to callers without a key or a verified payment, per client IP. */
   challengesPerMinute: number
+  /**
+   * Self-service key creation (POST /v1/keys/create): per client address (an IPv6 address by its
+   * /64) and per normalised e-mail (core/limits/signup-subjects.ts), so one caller cannot multiply
+   * its per-key limits by creating keys at will.
+   */
+  signups: { perAddress: TierLimits; perEmail: TierLimits }
 }
 
 /**
@@ -33,6 +39,12 @@ export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
   },
   x402PerMinute: 120,
   challengesPerMinute: 60,
+  // A person needs a sandbox and a free key, and now and then a new one: 3 per e-mail per rolling
+  // 24 hours; an office behind one address a few more, never a burst (5 per minute, 20 per day).
+  signups: {
+    perAddress: { perMinute: 5, perDay: 20, perMonth: Number.POSITIVE_INFINITY },
+    perEmail: { perMinute: Number.POSITIVE_INFINITY, perDay: 3, perMonth: Number.POSITIVE_INFINITY },
+  },
 }
 
 export type RateLimitWindow = 'minute' | 'day' | 'month'

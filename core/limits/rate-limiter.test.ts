@@ -190,6 +190,54 @@ describe.each(VARIANTS)('rate limiter: $name', ({ kind, store }) => {
     expect(await limiter.sweep()).toBeGreaterThanOrEqual(1)
   })
 
+  it('key creations: counted per client address (IPv6 by /64) and per normalised e-mail, the address first', async () => {
+    const clock = createManualClock('2026-03-10T10:00:00Z')
+    const limiter = createRateLimiter({ db: await open(kind), clock, policy: DEFAULT_RATE_LIMITS })
+    const tag = store ?? 'sql'
+    // 100 creations from one address in a minute, each with its own e-mail: 5 get through.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, n) =>
+        limiter.admitSignup(`198.51.100.${tag.length}`, `u${n}-${tag}@example.com`),
+      ),
+    )
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(5)
+    const error = await refusal(limiter.admitSignup(`198.51.100.${tag.length}`, `late-${tag}@example.com`))
+    expect(error.rateLimit).toMatchObject({ window: 'minute', limit: 5, remaining: 0 })
+    expect(error.retryAfter).toBe(60)
+    expect(error.message).toContain('5 calls per minute for key creations from one client address')
+    // The e-mails of refused attempts were not counted: the address's refusal used up nothing else.
+    expect(await limiter.admitSignup(undefined, `u99-${tag}@example.com`)).toMatchObject({
+      window: 'day',
+      limit: 3,
+      remaining: 2,
+    })
+    // One e-mail in trivial variants from many addresses (IPv6 /64s): 3 per rolling 24 hours.
+    const variants = [
+      `Owner-${tag}+1@gmail.com`,
+      `o.w.n.e.r-${tag}+2@googlemail.com`,
+      `OWNER-${tag}@gmail.com.`,
+    ]
+    const states = []
+    for (const [n, email] of variants.entries()) {
+      states.push(await limiter.admitSignup(`2001:db8:${n}::1`, email))
+    }
+    expect(states.map((state) => state.remaining)).toEqual([2, 1, 0])
+    const byEmail = await refusal(limiter.admitSignup('2001:db8:99::1', `owner-${tag}@gmail.com`))
+    expect(byEmail.rateLimit).toMatchObject({ window: 'day', limit: 3, remaining: 0 })
+    expect(byEmail.message).toContain('3 calls per rolling 24 hours for key creations for one e-mail')
+    // Two addresses of one /64 are one address.
+    for (let n = 0; n < 5; n++)
+      await limiter.admitSignup(`2001:db8:abcd:${tag.length}::${n + 1}`, `v${n}-${tag}@example.com`)
+    await refusal(limiter.admitSignup(`2001:db8:abcd:${tag.length}:ffff::1`, `w-${tag}@example.com`))
+    // The sweep keeps key-creation counters while their day still counts.
+    clock.advance(2 * 60_000)
+    await limiter.sweep()
+    await refusal(limiter.admitSignup('2001:db8:100::1', `OWNER-${tag}@gmail.com`))
+    clock.advance(24 * 3_600_000)
+    await limiter.sweep()
+    expect((await limiter.admitSignup('2001:db8:100::1', `OWNER-${tag}@gmail.com`)).remaining).toBe(2)
+  })
+
   it('concurrent calls in one process: exactly the limit gets through, each with its own Remaining', async () => {
     const limiter = createRateLimiter({
       db: await open(kind),
@@ -253,6 +301,36 @@ describe('rate limiter on one PostgreSQL shared by several processes', () => {
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(100)
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected')
     expect(refused.every((outcome) => outcome.reason instanceof RateLimitedError)).toBe(true)
+  })
+})
+
+describe('key creations on one PostgreSQL shared by several processes', () => {
+  it('four pools creating keys from one address at once: exactly the documented 5', async () => {
+    const url = await testPostgresUrl('rls')
+    const pools = await Promise.all(
+      Array.from({ length: 4 }, () => createDatabase({ url, maxConnections: 4 })),
+    )
+    databases.push(...pools)
+    const clock = createManualClock('2026-03-10T10:00:00Z')
+    const limiters = pools.map((pool) =>
+      createRateLimiter({
+        db: pool.db,
+        clock,
+        policy: DEFAULT_RATE_LIMITS,
+        execute: (text, params) => pool.executePrepared(text, params),
+      }),
+    )
+    const calls = Array.from({ length: 100 }, (_, n) =>
+      limiters[n % 4]!.admitSignup('203.0.113.50', `person${n}@example.com`),
+    )
+    const outcomes = await Promise.allSettled(calls)
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(5)
+    const sameMailbox = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, n) =>
+        limiters[n % 4]!.admitSignup(`192.0.2.${n + 1}`, n % 2 ? 'Team+x@example.org' : 'team@Example.org'),
+      ),
+    )
+    expect(sameMailbox.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3)
   })
 })
 

@@ -12,6 +12,7 @@ import {
   type TierLimits,
 } from './rate-limit-policy.ts'
 import { createSharedCounterStore, type ExecuteStatement } from './shared-counter-store.ts'
+import { addressSubjectOf, mailboxOf } from './signup-subjects.ts'
 
 /**
  * The limiter (spec: Limits): who a call counts against (a key by tier, an x402 payer, an
@@ -165,7 +166,15 @@ export interface RateLimiter {
    */
   admitChallenge(clientAddress: string | undefined): Promise<RateLimitState | undefined>
   /**
-   * Deletes counters with nothing left to count: payer and IP rows idle for a minute, key rows
+   * Counts one self-service key creation: first against the client address (an IPv6 address by
+   * its /64; skipped when unknown, as for in-process calls), then against the normalised e-mail
+   * (mailboxOf), or throws RateLimitedError naming the limit. An address refused never counts
+   * against the e-mail, so one address cannot use up other people's e-mail allowance; an attempt
+   * the e-mail limit refuses still counts against its address.
+   */
+  admitSignup(clientAddress: string | undefined, email: string): Promise<RateLimitState>
+  /**
+   * Deletes counters with nothing left to count: payer rows idle for a minute, key and key-creation rows
    * whose minute, 24 hours and month are all over. Returns how many rows went.
    */
   sweep(): Promise<number>
@@ -196,7 +205,7 @@ export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimi
       const deleted = rowsOf<{ subject: string }>(
         await db.execute(sql`delete from rate_limit_counters
           where minute_no < ${minuteNo}::bigint
-            and (subject not like 'key:%'
+            and (subject not like 'key:%' and subject not like 'signup-%'
               or (hour_no <= ${hourNo - HOUR_SLOTS}::bigint and month_no < ${monthNo}::int))
           returning subject`),
       )
@@ -212,6 +221,22 @@ export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimi
     async admitChallenge(clientAddress) {
       if (!clientAddress) return undefined
       return challenges.admit(clientAddress)
+    },
+    async admitSignup(clientAddress, email) {
+      const { perAddress, perEmail } = policy.signups
+      const byAddress = clientAddress
+        ? await count(
+            `signup-address:${addressSubjectOf(clientAddress)}`,
+            perAddress,
+            'key creations from one client address',
+          )
+        : undefined
+      const byEmail = await count(
+        `signup-email:${mailboxOf(email)}`,
+        perEmail,
+        'key creations for one e-mail',
+      )
+      return byAddress && byAddress.remaining < byEmail.remaining ? byAddress : byEmail
     },
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, asc, count, eq } from 'drizzle-orm'
+import { and, asc, count, eq, sql } from 'drizzle-orm'
 import type { Clock } from '../context.ts'
 import { ServiceError } from '../errors.ts'
 import type { Db } from '../store/database.ts'
@@ -21,7 +21,7 @@ export interface WatchlistEntry {
 }
 
 export interface WatchlistStore {
-  /** Adds an entry; 422 when the key already holds `cap` entries. */
+  /** Adds an entry; 422 when the key already holds `cap` entries (counted exactly under concurrency). */
   add(keyId: string, entry: Omit<WatchlistEntry, 'watchlist_id' | 'created_at'>): Promise<WatchlistEntry>
   list(
     keyId: string,
@@ -63,27 +63,33 @@ export function createWatchlistStore(db: Db, clock: Clock, cap = DEFAULT_WATCHLI
 
   return {
     async add(keyId, entry) {
-      if ((await countOf(keyId)) >= cap) throw full()
-      const id = `wl_${randomUUID().replaceAll('-', '')}`
-      const [row] = await db
-        .insert(watchlistEntries)
-        .values({
-          id,
-          keyId,
-          kind: entry.type,
-          value: entry.value,
-          country: entry.country,
-          chain: entry.chain,
-          label: entry.label,
-          createdAt: clock.now(),
-        })
-        .returning()
-      // Two adds at once may both pass the first count: the later one gives way.
-      if ((await countOf(keyId)) > cap) {
-        await db.delete(watchlistEntries).where(eq(watchlistEntries.id, id))
-        throw full()
-      }
-      return toEntry(row!)
+      // Count and insert in one transaction under a per-key lock: concurrent adds of one key queue
+      // here (on PostgreSQL across processes too; PGlite runs one transaction at a time), so exactly
+      // `cap` entries are stored and every add past it is refused, never one while a slot is free.
+      const row = await db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`watchlist:${keyId}`}, 0))`)
+        const [held] = await tx
+          .select({ n: count() })
+          .from(watchlistEntries)
+          .where(eq(watchlistEntries.keyId, keyId))
+        if (Number(held?.n ?? 0) >= cap) throw full()
+        const [inserted] = await tx
+          .insert(watchlistEntries)
+          .values({
+            id: `wl_${randomUUID().replaceAll('-', '')}`,
+            keyId,
+            kind: entry.type,
+            value: entry.value,
+            country: entry.country,
+            chain: entry.chain,
+            label: entry.label,
+            createdAt: clock.now(),
+          })
+          .returning()
+        return inserted
+      })
+      if (!row) throw new Error('watchlist entry not stored')
+      return toEntry(row)
     },
 
     async list(keyId, { limit, offset }) {

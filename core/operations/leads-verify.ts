@@ -26,16 +26,15 @@ export function leadsOf(input: LeadsVerifyRequest): Item[] {
     return [{ index: 0, lead: LeadInput.parse(single) }]
   }
   return input.leads.map((raw, index) => {
+    // The reference is echoed on an invalid lead when it is itself a clean string (the caller's
+    // row id is how it finds the lead again).
+    const reference = (raw as { reference?: unknown } | null)?.reference
+    const echoed = typeof reference === 'string' && textErrors(reference).length === 0 ? { reference } : {}
     const text = textErrors(raw)
-    if (text.length > 0) return { index, errors: text }
+    if (text.length > 0) return { index, errors: text, ...echoed }
     const parsed = LeadInput.safeParse(raw, { reportInput: true })
     if (parsed.success) return { index, lead: parsed.data }
-    const reference = (raw as { reference?: unknown } | null)?.reference
-    return {
-      index,
-      errors: fieldErrors(parsed.error),
-      ...(typeof reference === 'string' ? { reference } : {}),
-    }
+    return { index, errors: fieldErrors(parsed.error), ...echoed }
   })
 }
 
@@ -96,7 +95,7 @@ export const leadsVerify = defineOperation({
   http: { method: 'POST', path: '/v1/leads/verify' },
   summary: 'Verify NL and BE sales leads: register, VAT, e-mail, website, IBAN and sanctions, with a verdict',
   description:
-    'One lead (its fields at the top level) or up to 100 in `leads`, answered in input order. Each lead gets verdict (proceed, review or block), lead_score 0-100, flags with one action each and one check per input (ok, failed, unavailable, not_requested); a lead with field errors gets its own `errors` and is not charged; a batch where every lead is invalid is refused with 422. Priced per valid lead. Needs a live key or x402 (sandbox keys: 403). Scoring and flags: GET /v1/methodology.',
+    'One lead (its fields at the top level) or up to 100 in `leads`, answered in input order. Each lead gets verdict (proceed, review or block), lead_score 0-100, flags with one action each and one check per input (ok, failed, unavailable, not_requested); a lead with field errors (bad text such as a NUL or a lone surrogate included) gets its own `errors` and is not charged while the other leads are verified; a batch where every lead is invalid is refused with 422. Priced per valid lead. Needs a live key or x402 (sandbox keys: 403). Scoring and flags: GET /v1/methodology.',
   input: LeadsVerifyInput,
   output: LeadsVerifyResult,
   price: PRICES.leads_verify,

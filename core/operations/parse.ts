@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { type FieldError, ServiceError } from '../errors.ts'
+import { bidiControlProblem } from '../validate/bidi.ts'
 import { MISSING_FIELD } from '../validate/required-issue.ts'
 
 type Issue = z.core.$ZodIssue
@@ -38,7 +39,7 @@ function textProblem(value: string): string | undefined {
     const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
     return `contains a control character (U+${code}) at position ${control.index}`
   }
-  return undefined
+  return bidiControlProblem(value)
 }
 
 /** Deeper input is refused (no operation's input nests more than a few levels). */
@@ -46,7 +47,7 @@ const MAX_DEPTH = 32
 
 /**
  * Every string in an input, at any depth (keys included), must be well-formed Unicode without
- * control characters: refused with 422 naming the field before anything is stored or charged.
+ * control characters, bidirectional formatting characters included (core/validate/bidi.ts): refused with 422 naming the field before anything is stored or charged.
  */
 export function textErrors(value: unknown, path: readonly string[] = []): FieldError[] {
   const field = () => path.join('.') || '(body)'
@@ -78,13 +79,35 @@ function isMissingField(issue: Issue): boolean {
   return 'input' in issue && issue.input === undefined
 }
 
+/** Schemas with an array field whose items the schema checks one by one (text included). */
+const ITEMS_CHECKED_ONE_BY_ONE = new WeakMap<z.ZodType, string>()
+
+/**
+ * Marks `field` (an array) of `schema` as checked item by item by the schema and its operation: a
+ * control character or lone surrogate in one item is that item's own error (a batch keeps its
+ * other items), so `parseWith` checks the text of every other field and leaves that array's items
+ * to the schema.
+ */
+export function itemsCheckedOneByOne<S extends z.ZodType>(schema: S, field: string): S {
+  ITEMS_CHECKED_ONE_BY_ONE.set(schema, field)
+  return schema
+}
+
+/** The text errors of a request body, but for the items of a field the schema checks one by one. */
+function requestTextErrors(schema: z.ZodType, raw: unknown): FieldError[] {
+  const field = ITEMS_CHECKED_ONE_BY_ONE.get(schema)
+  if (!field || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return textErrors(raw)
+  const { [field]: items, ...rest } = raw as Record<string, unknown>
+  return [...textErrors(rest), ...(Array.isArray(items) ? [] : textErrors(items, [field]))]
+}
+
 /**
  * Parses with a schema. Failures carry the `{field, message}` list (spec: Errors): 400 when a
  * required field is missing (the list still names every problem, the missing field `is required`),
  * 422 when every field is there but some values are wrong.
  */
 export function parseWith<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const badText = textErrors(raw)
+  const badText = requestTextErrors(schema, raw)
   if (badText.length > 0) throw new ServiceError('validation_failed', 'invalid request', { fields: badText })
   const parsed = schema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {

@@ -1,3 +1,5 @@
+import { neutraliseBidi } from '../validate/bidi.ts'
+
 /**
  * The public entity badge (GET /v1/badge/{entity_id}): a small SVG with the trust level and the
  * date of the newest report on the entity, or "unknown". It carries no name, number or other
@@ -14,9 +16,14 @@ const COLOURS: Record<string, string> = {
   unknown: '#757575',
 }
 
-/** Escapes the five XML special characters (text and attribute values). */
+/**
+ * Escapes the five XML special characters (text and attribute values) and makes bidirectional
+ * controls visible (`[U+202E]`).
+ */
 export function escapeXml(text: string): string {
-  return text
+  // A bidirectional control from stored or upstream text would reorder the page around it (a
+  // character reference would too): shown as [U+202E] instead.
+  return neutraliseBidi(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

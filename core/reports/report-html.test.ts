@@ -43,6 +43,18 @@ const REPORT: EntityReport = {
 } as EntityReport
 
 describe('the printable report page', () => {
+  it('never contains a raw bidirectional control from stored data: each is shown as [U+XXXX]', () => {
+    const override = 'Acme \u202Efdp.exe\u202C B.V. \u2067x\u2069 \u200F\u200E\u061C'
+    const stored = {
+      ...REPORT,
+      entity: { ...REPORT.entity, entity_name: override },
+      findings: [{ ...REPORT.findings[0], evidence: override }],
+    } as EntityReport
+    const page = reportHtml(stored)
+    expect(page).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/)
+    expect(page).toContain('Acme [U+202E]fdp.exe[U+202C] B.V. [U+2067]x[U+2069] [U+200F][U+200E][U+061C]')
+  })
+
   it('escapes every value taken from the report and shows a dash for an absent one', () => {
     const page = reportHtml(REPORT)
     expect(page).not.toContain('<script')

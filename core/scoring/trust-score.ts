@@ -1,3 +1,4 @@
+import { neutraliseBidi } from '../validate/bidi.ts'
 import type { RiskFactor, SourceAssessment, SourceRole, SourceStatus } from './factors.ts'
 
 /** Where every trust score starts: an entity nothing is known about yet. METHODOLOGY.md. */
@@ -128,7 +129,9 @@ export function scoreAssessments(assessments: readonly SourceAssessment[]): Trus
   const reasons: string[] = []
   const bound = (floor: Recommendation, reason: string) => {
     const stricter = stricterRecommendation(recommendation, floor)
-    if (stricter !== recommendation || floor === recommendation) reasons.push(`${floor}: ${reason}`)
+    // A sentence shown as it is, quoting upstream reasons: bidirectional controls made visible.
+    if (stricter !== recommendation || floor === recommendation)
+      reasons.push(neutraliseBidi(`${floor}: ${reason}`))
     recommendation = stricter
   }
   // Nothing is approved without a complete sanctions screen (every promised list checked).

@@ -1,3 +1,4 @@
+export { BIDI_CONTROL, bidiControlProblem, neutraliseBidi } from './bidi.ts'
 export { formatCbeNumber, isCbeChecksumValid, validateCbeNumber } from './cbe.ts'
 export {
   countryForVatPrefix,

@@ -101,7 +101,7 @@ const keysCreate: RouteDescription = {
   tags: ['Public', 'Keys'],
   summary: 'Create a sandbox or free API key',
   description:
-    'sandbox keys (svc_sandbox_…) get mock data for free; free keys (svc_live_…) get real data and a prepaid balance starting at 0. Other tiers get 422 naming POST /v1/keys/upgrade/{tier}.',
+    'sandbox keys (svc_sandbox_…) get mock data for free; free keys (svc_live_…) get real data and a prepaid balance starting at 0. Other tiers get 422 naming POST /v1/keys/upgrade/{tier}. Limited per client address (default 5 per minute and 20 per rolling 24 hours; an IPv6 address by its /64) and per e-mail mailbox (default 3 per rolling 24 hours; letter case, a +tag and Gmail dots ignored): past either, 429 with Retry-After and X-RateLimit-* naming the limit; a created key carries X-RateLimit-* of the tighter one.',
   access: 'public',
   body: jsonBody(toJsonSchema(CreateKeyInput, 'input')),
   responses: [jsonResponse(201, 'The key, shown once', createdKeySchema)],

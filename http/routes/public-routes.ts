@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import type { ApiKeyService } from '../../core/keys/index.ts'
 import { CreateKeyInput } from '../../core/keys/index.ts'
+import type { RateLimiter } from '../../core/limits/index.ts'
 import type { MaintenanceState } from '../../core/maintenance/index.ts'
 import type { AnyOperation } from '../../core/operations/index.ts'
 import { parseWith } from '../../core/operations/parse.ts'
@@ -8,7 +9,8 @@ import type { ListHealth } from '../../core/sanctions/list-health.ts'
 import { readMethodology } from '../../core/scoring/index.ts'
 import type { AppEnv } from '../env.ts'
 import { buildOpenApiDocument } from '../openapi.ts'
-import { readJsonBody } from '../request.ts'
+import { rateLimitHeaders } from '../rate-limit-headers.ts'
+import { clientAddress, readJsonBody } from '../request.ts'
 
 export type { ListHealth } from '../../core/sanctions/list-health.ts'
 
@@ -27,8 +29,12 @@ export function publicRoutes(options: {
   keys: Pick<ApiKeyService, 'create'>
   operations: readonly AnyOperation[]
   health: HealthProbe
+  /** Counts key creations per client address and per e-mail; absent (RATE_LIMITS=off): unlimited. */
+  limits?: Pick<RateLimiter, 'admitSignup'>
+  /** Proxies in front that append to X-Forwarded-For (the client address of the key-creation limit). */
+  trustProxyHops?: number
 }) {
-  const { keys, health } = options
+  const { keys, health, limits } = options
   const openapi = buildOpenApiDocument(options.operations, health.version)
   return new Hono<AppEnv>()
     .get('/health', async (c) => {
@@ -67,6 +73,11 @@ export function publicRoutes(options: {
     )
     .post('/v1/keys/create', async (c) => {
       const input = parseWith(CreateKeyInput, await readJsonBody(c))
+      // Counted after validation (a malformed body uses up nothing), before the key exists; a
+      // refusal is a 429 with Retry-After and X-RateLimit-* (http/problem.ts).
+      const rateLimit = await limits?.admitSignup(clientAddress(c, options.trustProxyHops), input.email)
+      if (rateLimit)
+        for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) c.header(name, value)
       const created = await keys.create(input)
       return c.json(
         {

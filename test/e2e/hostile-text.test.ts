@@ -16,8 +16,21 @@ import { createTestService, TEST_ADMIN_KEY } from '../support/service.ts'
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 2_000)
 
 /** Characters no text field accepts; lone surrogates only travel in JSON (a URL decodes them to U+FFFD). */
-const BAD_IN_JSON = ['\u0000', '\ud800', '\udfff', '\ud83d', '\u0007', '\u001b', '\u007f', '\u0085', '\u009f']
-const BAD_IN_URL = ['\u0000', '\u0001', '\u0008', '\u000b', '\u001f', '\u007f', '\u0080', '\u009b']
+// Bidirectional controls too: they would reorder the text wherever it is shown.
+const BIDI = ['\u202e', '\u202a', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c']
+const BAD_IN_JSON = [
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\ud83d',
+  '\u0007',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u009f',
+  ...BIDI,
+]
+const BAD_IN_URL = ['\u0000', '\u0001', '\u0008', '\u000b', '\u001f', '\u007f', '\u0080', '\u009b', ...BIDI]
 
 const hostile = (bad: readonly string[]) =>
   fc

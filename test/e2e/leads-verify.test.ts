@@ -311,6 +311,44 @@ describe('POST /v1/leads/verify against the fake KVK, KBO, VIES, DNS and sanctio
     expect(body.leads[3]?.errors?.[0]?.field).toBe('extra')
   })
 
+  it("a NUL or a lone surrogate in one lead of 100 is that lead's own error: 99 verified and charged", async () => {
+    const before = await balance()
+    const leads = Array.from({ length: 100 }, (_, n) => ({ ...CLEAN_NL, reference: `row-${n + 1}` }))
+    leads[41] = { ...CLEAN_NL, reference: 'row-42', company_name: 'Voorbeeld\u0000 B.V.' }
+    const { status, body, headers } = await post({ leads })
+    expect(status).toBe(200)
+    expect(body.summary).toMatchObject({ total: 100, verified: 99, invalid: 1 })
+    expect(body.leads[41]).toMatchObject({
+      index: 41,
+      reference: 'row-42',
+      status: 'invalid',
+      errors: [{ field: 'company_name', message: 'contains a control character (U+0000) at position 9' }],
+    })
+    expect(headers.get('x-charged-amount')).toBe((usd('0.27') * 99n).toString())
+    expect(await balance()).toBe((before ?? 0n) - usd('0.27') * 99n)
+    // A lone surrogate in a field name or a value: the same, and a batch of only bad text is a 422.
+    const surrogate = await post({ leads: [CLEAN_NL, { country: 'NL', contact_name: 'Jan \ud800' }] })
+    expect(surrogate.body.leads[1]).toMatchObject({ status: 'invalid', errors: [{ field: 'contact_name' }] })
+    const onlyBad = await post({ leads: [{ country: 'NL', company_name: 'A\u0000' }] })
+    expect(onlyBad.status).toBe(422)
+    expect(JSON.stringify(onlyBad.body)).toContain('leads.0.company_name')
+    // A right-to-left override in a name: that lead's own 422-style error, naming the field.
+    const override = await post({
+      leads: [CLEAN_NL, { country: 'NL', company_name: 'Acme \u202efdp.exe B.V.' }],
+    })
+    expect(override.body.leads[1]).toMatchObject({
+      status: 'invalid',
+      errors: [
+        {
+          field: 'company_name',
+          message: expect.stringContaining('bidirectional control character (U+202E RIGHT-TO-LEFT OVERRIDE)'),
+        },
+      ],
+    })
+    // Top-level fields are still checked as a whole.
+    expect((await post({ leads: [CLEAN_NL], 'x\u0000': 1 })).status).toBe(422)
+  })
+
   it('refuses an all-invalid batch with 422 and charges nothing', async () => {
     const before = await balance()
     const { status, body } = await post({

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_RATE_LIMITS } from '../core/limits/index.ts'
+import { testConfig } from '../test/support/test-config.ts'
+import { loadConfig, rateLimitPolicyOf } from './config.ts'
+
+describe('key-creation limits in the configuration', () => {
+  it('default to 5/20/0 per client address and 0/3/0 per e-mail, and read RATE_LIMIT_SIGNUP_*', () => {
+    expect(rateLimitPolicyOf(testConfig())?.signups).toEqual(DEFAULT_RATE_LIMITS.signups)
+    expect(DEFAULT_RATE_LIMITS.signups).toEqual({
+      perAddress: { perMinute: 5, perDay: 20, perMonth: Number.POSITIVE_INFINITY },
+      perEmail: { perMinute: Number.POSITIVE_INFINITY, perDay: 3, perMonth: Number.POSITIVE_INFINITY },
+    })
+    const policy = rateLimitPolicyOf(
+      testConfig({ RATE_LIMIT_SIGNUP_ADDRESS: '2/10/100', RATE_LIMIT_SIGNUP_EMAIL: '1/0/0' }),
+    )
+    expect(policy?.signups).toEqual({
+      perAddress: { perMinute: 2, perDay: 10, perMonth: 100 },
+      perEmail: { perMinute: 1, perDay: Number.POSITIVE_INFINITY, perMonth: Number.POSITIVE_INFINITY },
+    })
+    expect(rateLimitPolicyOf(testConfig({ RATE_LIMITS: 'off' }))).toBeUndefined()
+  })
+
+  it('stops start-up naming the variable when the value is malformed', () => {
+    expect(() =>
+      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', RATE_LIMIT_SIGNUP_EMAIL: '3 per day' }),
+    ).toThrow(/RATE_LIMIT_SIGNUP_EMAIL: use per-minute\/per-day\/per-month/)
+  })
+})
