@@ -203,7 +203,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     payments: payments.gate,
     limits,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
-    idempotency: createIdempotencyStore(database.db),
+    idempotency: createIdempotencyStore(database.db, { instanceId }),
     maintenance,
     deps,
     clock,

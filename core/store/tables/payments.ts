@@ -60,6 +60,15 @@ export const settlements = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     settledAt: timestamp('settled_at', { withTimezone: true }),
+    /**
+     * The answer this payment bought, kept so that a retry with the same payment and the same
+     * request (`request_hash`, as for Idempotency-Key) gets it again instead of a nonce-replay
+     * refusal: the payment was settled before the answer was sent, and the answer may not have
+     * arrived. JSON text as answered (null body for a 204); cleared by the retention job.
+     */
+    requestHash: text('request_hash'),
+    answerStatus: integer('answer_status'),
+    answerBody: text('answer_body'),
   },
   (table) => [
     index('settlements_status_next_idx').on(table.status, table.nextAttemptAt),
