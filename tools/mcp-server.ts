@@ -200,6 +200,7 @@ function describeTool(description: OperationDescription): string {
     const per = prices.perUnit ? 'per unit' : 'per call'
     lines.push(
       `Price in USD ${per}: ${priceSentence('paid per call with x402', prices.x402)}; ${priceSentence('from an API key balance', prices.account)}. Without a key the call returns an x402 PaymentRequired error; pay it with _meta["${X402_PAYMENT_META}"]. A failed call is not charged.`,
+      `Paid from a key, a call may carry _meta["${IDEMPOTENCY_KEY_META}"] (1-255 printable ASCII characters): a retry with the same key and arguments returns the stored result without a second charge.`,
     )
     if (prices.qualities.length > 1) {
       lines.push(
@@ -311,7 +312,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           resourceUrl: resource,
           requestId,
           clientAddress,
-          idempotencyKey: metaString(params._meta, IDEMPOTENCY_KEY_META),
+          idempotencyKey: params._meta?.[IDEMPOTENCY_KEY_META] ?? undefined,
           idempotencyKeyField: `_meta.${IDEMPOTENCY_KEY_META}`,
         })
         const output = (result.output ?? {}) as Record<string, unknown>

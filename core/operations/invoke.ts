@@ -40,11 +40,12 @@ export interface InvocationRequest {
   /** The client's IP address where the transport knows it: anonymous 402 challenges are limited per address. */
   clientAddress?: string
   /**
-   * The caller's Idempotency-Key, raw. Honoured for priced calls paid from an API key; ignored for
-   * x402 payments (a payment's nonce is already spent once) and free operations.
+   * The caller's Idempotency-Key, raw (over MCP whatever `_meta` carried: anything but a valid
+   * string is refused). Honoured for priced calls paid from an API key; ignored for x402
+   * payments (a retry with the same payment gets its stored answer) and free operations.
    */
-  idempotencyKey?: string
-  /** How the adapter names the idempotency key in errors (`Idempotency-Key` over HTTP). */
+  idempotencyKey?: unknown
+  /** How the adapter names the idempotency key in errors (`Idempotency-Key` over HTTP, `_meta.idempotency_key` over MCP). */
   idempotencyKeyField?: string
 }
 
@@ -186,7 +187,7 @@ function idempotencyKeyOf(
   const raw = request.idempotencyKey
   if (raw === undefined || !runtime.idempotency) return undefined
   if (operation.price === null || caller.kind !== 'key' || paymentSource(request.payment)) return undefined
-  if (!isValidIdempotencyKey(raw)) {
+  if (typeof raw !== 'string' || !isValidIdempotencyKey(raw)) {
     throw new ServiceError('validation_failed', 'invalid request', {
       fields: [
         {
