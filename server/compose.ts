@@ -282,6 +282,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       await limits?.close().catch((error) => log('warn', 'rate-limit counters not written', String(error)))
       await sanctions.service.stop()
       payments.stop()
+      // Captures of answers just delivered are written before the database closes.
+      await payments.reservations.drain()
       await database.close()
     },
   }

@@ -47,6 +47,11 @@ export interface KeyReservations {
   pendingReleases(): number
   /** Captures this process could not write yet (they are retried by sweep). */
   pendingCaptures(): number
+  /**
+   * Waits for the captures and releases under way (calls whose delivery was just settled), so a
+   * process that stops cleanly leaves none to the next sweep. Call before closing the database.
+   */
+  drain(): Promise<void>
 }
 
 export interface KeyReservationsOptions {
@@ -67,6 +72,14 @@ type ReserveResult = { ok: true; balance: Micros } | { ok: false }
 export function createKeyReservations({ db, instanceId, onError }: KeyReservationsOptions): KeyReservations {
   const pending = new Set<string>()
   const pendingCapture = new Set<string>()
+  const underWay = new Set<Promise<unknown>>()
+  /** Runs a capture or release, tracked until it ends so `drain` can wait for it. */
+  function tracked<T>(work: Promise<T>): Promise<T> {
+    underWay.add(work)
+    const done = () => void underWay.delete(work)
+    work.then(done, done)
+    return work
+  }
 
   /**
    * One statement: the balance is debited only when it covers every item, and the reservation
@@ -202,7 +215,7 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
     async capture(id) {
       let captured: boolean
       try {
-        captured = await captureBatch(id)
+        captured = await tracked(captureBatch(id))
       } catch (error) {
         // The answer was delivered: the debit must stand, so the capture is retried by sweep.
         pendingCapture.add(id)
@@ -221,7 +234,7 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
 
     async release(id) {
       try {
-        await releaseNow(id)
+        await tracked(releaseNow(id))
       } catch (error) {
         pending.add(id)
         onError?.(error)
@@ -274,5 +287,9 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
 
     pendingReleases: () => pending.size,
     pendingCaptures: () => pendingCapture.size,
+
+    async drain() {
+      while (underWay.size > 0) await Promise.allSettled([...underWay])
+    },
   }
 }
