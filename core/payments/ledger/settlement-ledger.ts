@@ -175,6 +175,20 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
       }
     },
 
+    /**
+     * Clears the answers kept for retries once they are older than `keepMs` (a retry with the same
+     * payment is refused long before: its nonce or blockhash has expired). Returns how many.
+     */
+    async forgetAnswers(keepMs: number): Promise<number> {
+      const before = new Date(clock.now().getTime() - keepMs)
+      const rows = await db
+        .update(settlements)
+        .set({ requestHash: null, answerStatus: null, answerBody: null })
+        .where(and(sql`${settlements.answerStatus} is not null`, lte(settlements.createdAt, before)))
+        .returning({ id: settlements.id })
+      return rows.length
+    },
+
     async get(id: string): Promise<LedgerRow | null> {
       const [row] = await db.select().from(settlements).where(eq(settlements.id, id)).limit(1)
       return row

@@ -64,7 +64,8 @@ export const settlements = pgTable(
      * The answer this payment bought, kept so that a retry with the same payment and the same
      * request (`request_hash`, as for Idempotency-Key) gets it again instead of a nonce-replay
      * refusal: the payment was settled before the answer was sent, and the answer may not have
-     * arrived. JSON text as answered (null body for a 204); cleared by the retention job.
+     * arrived. JSON text as answered (null body for a 204); cleared a day later by the payment
+     * worker (SettlementLedger.forgetAnswers), long after the payment could be presented again.
      */
     requestHash: text('request_hash'),
     answerStatus: integer('answer_status'),
@@ -73,6 +74,7 @@ export const settlements = pgTable(
   (table) => [
     index('settlements_status_next_idx').on(table.status, table.nextAttemptAt),
     index('settlements_key_idx').on(table.keyId),
+    index('settlements_answers_idx').on(table.createdAt).where(sql`answer_status is not null`),
   ],
 )
 
