@@ -6,6 +6,7 @@ import type { ApiKeyService } from '../core/keys/index.ts'
 import type { MaintenanceSwitch } from '../core/maintenance/index.ts'
 import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts'
 import { allowedMethodsOf } from './allowed-methods.ts'
+import { collectSettles, type Settle, settleOnDelivery } from './delivery.ts'
 import type { AppEnv } from './env.ts'
 import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
@@ -23,8 +24,17 @@ export interface AppOptions {
   runtime: OperationRuntime & { keys: ApiKeyService }
   operations: readonly AnyOperation[]
   health: HealthProbe
-  /** Handles /mcp (Streamable HTTP); given the request, the caller's X-API-Key and IP address. */
-  mcp?: (request: Request, apiKey: string | undefined, clientAddress?: string) => Promise<Response>
+  /**
+   * Handles /mcp (Streamable HTTP); given the request, the caller's X-API-Key and IP address, and
+   * where to hand the settle of each tool result it puts in the response (settled with that
+   * response's delivery).
+   */
+  mcp?: (
+    request: Request,
+    apiKey: string | undefined,
+    clientAddress: string | undefined,
+    onResultSent: (settle: Settle) => void,
+  ) => Promise<Response>
   /** Proxies in front that append to X-Forwarded-For (TRUST_PROXY_HOPS); 0: the socket's peer is the client. */
   trustProxyHops?: number
   /** Browser origins allowed on /mcp (besides loopback); others get 403. */
@@ -174,7 +184,22 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.all('/mcp', async (c) => {
       const request = c.req.method === 'POST' ? await utf8McpRequest(c.req.raw) : c.req.raw
       if (request instanceof Response) return request
-      return handleMcp(request, c.req.header('x-api-key'), clientAddress(c, options.trustProxyHops))
+      const settles = collectSettles()
+      let response: Response
+      try {
+        response = await handleMcp(
+          request,
+          c.req.header('x-api-key'),
+          clientAddress(c, options.trustProxyHops),
+          settles.add,
+        )
+      } catch (error) {
+        await settles.settle(false)
+        throw error
+      }
+      // Tool calls are charged once the response carrying their results was written whole.
+      await settleOnDelivery(c, settles.settle)
+      return response
     })
   }
 

@@ -145,7 +145,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     payments: payments.gate,
     limits: limits.limiter,
     usage: createUsageRecorder(database.db, (error) => log('warn', 'usage not recorded', String(error))),
-    idempotency: createIdempotencyStore(database.db),
+    idempotency: createIdempotencyStore(database.db, { instanceId }),
     maintenance,
     deps,
     clock,
@@ -185,6 +185,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       await limits.close()
       await sanctions.service.stop()
       payments.stop()
+      // Captures of answers just delivered are written before the database closes.
+      await payments.reservations.drain()
       await database.close()
     },
   }

@@ -62,13 +62,20 @@ export interface Payments {
 type Log = (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
 
 /**
+ * How long the answer an x402 payment bought is kept for a retry with the same payment: a day,
+ * far beyond the 5-minute nonce window and a Solana blockhash's life, after which such a retry is
+ * refused anyway.
+ */
+const KEPT_ANSWER_MS = 24 * 60 * 60_000
+
+/**
  * Builds the money side from config: key reservations, and x402 payments: one mechanism per
  * network kind (EVM verified here and settled by the facilitator, the operator's key, or the
  * facilitator with on-chain fallback; Solana verified and settled by the facilitator or by the
  * service's own fee payer), the database nonce store and the settlement ledger. Without a payTo,
  * only keys pay. One worker (every SETTLEMENT_RETRY_INTERVAL_MS) re-asserts this process's liveness,
- * releases the reservations of dead processes and of releases that failed here, and retries
- * deferred settlements.
+ * releases the reservations of dead processes and of releases that failed here, retries
+ * deferred settlements and clears the x402 answers kept for retries once they are a day old.
  */
 export function buildPayments(
   config: Config,
@@ -107,6 +114,7 @@ export function buildPayments(
       await step('liveness', () => database.holdLiveness(instanceId))
       await step('key reservation sweep', sweepReservations)
       await step('settlement pass', async () => x402?.tick())
+      await step('kept x402 answers', async () => x402?.payments.ledger.forgetAnswers(KEPT_ANSWER_MS))
     } finally {
       running = false
     }

@@ -52,6 +52,28 @@ export const X402_ERROR_KEY = 'x402/error'
 export const QUALITY_META = 'response_quality'
 /** `_meta` key of a successful tool result carrying the payer's tightest rate limit (REST: X-RateLimit-*). */
 export const RATE_LIMIT_META = 'rate_limit'
+/**
+ * `_meta` key of a tools/call request carrying an idempotency key: the REST Idempotency-Key for
+ * calls paid from an API key. A retry with the same key and the same call (tool, quality tier,
+ * arguments) within 24 hours gets the stored result, charged nothing, with
+ * `_meta["idempotent_replayed"]: true`; the same key with other arguments is a 422 tool error
+ * naming `_meta.idempotency_key`; while the first call runs, a 409 tool error with retryAfter.
+ */
+export const IDEMPOTENCY_KEY_META = 'idempotency_key'
+/** `_meta` key of a tool result that is a stored answer served again (REST: Idempotent-Replayed). */
+export const IDEMPOTENT_REPLAYED_META = 'idempotent_replayed'
+
+/**
+ * Ends a tool call's charge once it is known whether its result reached the client: `true`
+ * captures a key's debit, `false` releases it (see InvocationResult.settle).
+ */
+export type SettleCall = (delivered: boolean) => Promise<void>
+
+/** Told of each tool result the transport sent, with the settle of its charge. */
+export type OnResultSent = (settle: SettleCall) => void
+
+/** A settle that charges nothing more: tool errors, unknown tools. */
+const nothingToSettle: SettleCall = async () => {}
 
 /** The parameters of a tools/call as sent: `arguments` may be anything, and is validated as input. */
 export interface ToolCallParams {
@@ -64,6 +86,16 @@ export interface ToolCallParams {
 export interface McpToolset {
   version: string
   tools: Tool[]
+  /**
+   * Runs a tool call and returns its result with the settle of its charge, for the transport to
+   * call once it knows whether the result went out.
+   */
+  invoke(
+    params: ToolCallParams,
+    apiKey: string | undefined,
+    clientAddress?: string,
+  ): Promise<{ result: CallToolResult; settle: SettleCall }>
+  /** A tool call in process: the result handed back is the delivery (its charge is captured). */
   call(params: ToolCallParams, apiKey: string | undefined, clientAddress?: string): Promise<CallToolResult>
 }
 
@@ -168,6 +200,7 @@ function describeTool(description: OperationDescription): string {
     const per = prices.perUnit ? 'per unit' : 'per call'
     lines.push(
       `Price in USD ${per}: ${priceSentence('paid per call with x402', prices.x402)}; ${priceSentence('from an API key balance', prices.account)}. Without a key the call returns an x402 PaymentRequired error; pay it with _meta["${X402_PAYMENT_META}"]. A failed call is not charged.`,
+      `Paid from a key, a call may carry _meta["${IDEMPOTENCY_KEY_META}"] (1-255 printable ASCII characters): a retry with the same key and arguments returns the stored result without a second charge.`,
     )
     if (prices.qualities.length > 1) {
       lines.push(
@@ -225,9 +258,9 @@ function toolOf(operation: AnyOperation): Tool {
   }
 }
 
-/** The quality tier asked for in `_meta`; anything but a string is passed on to be refused. */
-function qualityOf(meta: Record<string, unknown> | undefined): string | undefined {
-  const raw = meta?.[QUALITY_META]
+/** A string `_meta` entry; anything but a string is passed on (as JSON) to be refused by validation. */
+function metaString(meta: Record<string, unknown> | undefined, key: string): string | undefined {
+  const raw = meta?.[key]
   if (raw === undefined || raw === null) return undefined
   return typeof raw === 'string' ? raw : JSON.stringify(raw)
 }
@@ -246,18 +279,24 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   const byId = new Map(operations.map((operation) => [operation.id, operation]))
   const tools: Tool[] = operations.map(toolOf)
 
-  return {
+  const toolset: McpToolset = {
     version: options.version,
     tools,
     async call(params, apiKey, clientAddress) {
+      const { result, settle } = await toolset.invoke(params, apiKey, clientAddress)
+      await settle(true)
+      return result
+    },
+    async invoke(params, apiKey, clientAddress) {
       const requestId = randomUUID()
       const operation = byId.get(params.name)
       if (!operation) {
-        return errorResult(
+        const result = errorResult(
           new ServiceError('not_found', `unknown tool ${params.name}`),
           requestId,
           options.onError,
         )
+        return { result, settle: nothingToSettle }
       }
       // Arguments that are not an object (a string, an array, null) are input like any other:
       // the pipeline refuses them with the 422 field list, as a tool error.
@@ -267,33 +306,38 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
         const result = await invokeOperation(runtime, operation, {
           apiKey,
           input: args,
-          quality: qualityOf(params._meta),
+          quality: metaString(params._meta, QUALITY_META),
           qualityField: `_meta.${QUALITY_META}`,
           payment: params._meta?.[X402_PAYMENT_META],
           resourceUrl: resource,
           requestId,
           clientAddress,
+          idempotencyKey: params._meta?.[IDEMPOTENCY_KEY_META] ?? undefined,
+          idempotencyKeyField: `_meta.${IDEMPOTENCY_KEY_META}`,
         })
         const output = (result.output ?? {}) as Record<string, unknown>
         const receipt = receiptMeta(result.receipt)
         const meta =
-          receipt || result.rateLimit
+          receipt || result.rateLimit || result.replayed
             ? {
                 ...receipt,
                 ...(result.rateLimit ? { [RATE_LIMIT_META]: rateLimitView(result.rateLimit) } : {}),
+                ...(result.replayed ? { [IDEMPOTENT_REPLAYED_META]: true } : {}),
               }
             : undefined
-        return {
+        const toolResult: CallToolResult = {
           structuredContent: output,
           content: [{ type: 'text', text: JSON.stringify(output) }],
           ...(meta ? { _meta: meta } : {}),
         }
+        return { result: toolResult, settle: result.settle }
       } catch (error) {
         const instance = operation.http.problemInstance ? pathOf(resource) : undefined
-        return errorResult(error, requestId, options.onError, instance)
+        return { result: errorResult(error, requestId, options.onError, instance), settle: nothingToSettle }
       }
     },
   }
+  return toolset
 }
 
 /** tools/call parameters as the fallback handler reads them: `arguments` is checked as input later. */
@@ -346,14 +390,60 @@ export function invalidParamsResponse(message: JSONRPCMessage): JSONRPCErrorResp
   }
 }
 
+/** A JSON-RPC success response (what answers a tools/call), without parsing the whole message. */
+function resultResponseId(message: JSONRPCMessage): string | number | undefined {
+  return 'result' in message && 'id' in message ? message.id : undefined
+}
+
 /**
  * The SDK's Server, checking the params of the requests its own handlers parse before they are
- * delivered (SDK_PARSED_REQUESTS). The check is installed on the transport's `onmessage` just
- * before the transport starts, so no message reaches the protocol unchecked (stdio, Streamable
- * HTTP and in-memory alike).
+ * delivered (SDK_PARSED_REQUESTS), and settling each tool call's charge by what became of its
+ * result. The check is installed on the transport's `onmessage` just before the transport
+ * starts, so no message reaches the protocol unchecked (stdio, Streamable HTTP and in-memory
+ * alike); `send` is wrapped at the same time: a result the transport sent goes to `onResultSent`
+ * with its settle, one it failed to send is settled as not delivered, and one never sent (the
+ * request was cancelled, the connection closed) is settled as not delivered when its request is
+ * aborted.
  */
 class ParamsCheckingServer extends Server {
+  /** Settles of tool results not sent yet, by JSON-RPC request id. */
+  readonly unsent = new Map<string | number, SettleCall>()
+  onResultSent: OnResultSent = (settle) => void settle(true)
+
+  /** Holds a tool call's settle until its result is sent (or its request aborted). */
+  holdUntilSent(requestId: string | number, signal: AbortSignal, settle: SettleCall): void {
+    if (signal.aborted) {
+      void settle(false)
+      return
+    }
+    this.unsent.set(requestId, settle)
+    signal.addEventListener(
+      'abort',
+      () => {
+        const unsent = this.unsent.get(requestId)
+        if (unsent !== settle) return
+        this.unsent.delete(requestId)
+        void settle(false)
+      },
+      { once: true },
+    )
+  }
+
   override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport)
+    transport.send = async (message, options) => {
+      const id = resultResponseId(message)
+      const settle = id === undefined ? undefined : this.unsent.get(id)
+      if (id === undefined || !settle) return send(message, options)
+      this.unsent.delete(id)
+      try {
+        await send(message, options)
+      } catch (error) {
+        await settle(false)
+        throw error
+      }
+      this.onResultSent(settle)
+    }
     const start = transport.start.bind(transport)
     transport.start = async () => {
       const deliver = transport.onmessage
@@ -371,12 +461,19 @@ class ParamsCheckingServer extends Server {
 /**
  * An MCP protocol endpoint over a toolset. The caller's key travels as the SDK's `authInfo`
  * (the HTTP handler passes X-API-Key); `apiKey` is the fixed key of a stdio session.
+ * A tool call's charge is settled by what became of its result: `onResultSent` gets it once the
+ * transport sent it (default: delivered then, as over stdio, where sent means written to stdout);
+ * a result the transport could not send, or never sent, is not delivered and not charged.
  */
-export function createMcpServer(toolset: McpToolset, options: { apiKey?: string } = {}): Server {
+export function createMcpServer(
+  toolset: McpToolset,
+  options: { apiKey?: string; onResultSent?: OnResultSent } = {},
+): Server {
   const server = new ParamsCheckingServer(
     { name: 'validation-service', version: toolset.version },
     { capabilities: { tools: {} } },
   )
+  if (options.onResultSent) server.onResultSent = options.onResultSent
   const toolNames = new Set(toolset.tools.map((tool) => tool.name))
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolset.tools }))
   // tools/call is served by the fallback handler because the SDK's own tools/call handler parses
@@ -398,11 +495,13 @@ export function createMcpServer(toolset: McpToolset, options: { apiKey?: string 
     }
     const auth = extra.authInfo
     const clientAddress = auth?.extra?.clientAddress
-    return toolset.call(
+    const { result, settle } = await toolset.invoke(
       params.data,
       auth ? auth.token || undefined : options.apiKey,
       typeof clientAddress === 'string' ? clientAddress : undefined,
     )
+    server.holdUntilSent(extra.requestId, extra.signal, settle)
+    return result
   }
   return server
 }
@@ -411,11 +510,19 @@ export function createMcpServer(toolset: McpToolset, options: { apiKey?: string 
  * Streamable HTTP at /mcp, stateless. The toolset is shared; each request gets a fresh transport
  * and protocol shell because the SDK allows neither a stateless transport to be reused nor one
  * Protocol to serve two transports at once. The key is passed as `authInfo`, so one key's call
- * never sees another's.
+ * never sees another's. Results go out as the JSON body of the HTTP response
+ * (`enableJsonResponse`): `onResultSent` gets the settle of each tool result put in it, for the
+ * HTTP adapter to call once that response was written whole (delivered) or its connection closed
+ * first (not delivered); without it, a result put in the response counts as delivered.
  */
 export function createMcpHttpHandler(toolset: McpToolset) {
-  return async (request: Request, apiKey: string | undefined, clientAddress?: string): Promise<Response> => {
-    const server = createMcpServer(toolset)
+  return async (
+    request: Request,
+    apiKey: string | undefined,
+    clientAddress?: string,
+    onResultSent?: OnResultSent,
+  ): Promise<Response> => {
+    const server = createMcpServer(toolset, onResultSent ? { onResultSent } : {})
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

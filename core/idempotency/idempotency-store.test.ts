@@ -69,4 +69,25 @@ describe.each(DATABASE_KINDS)('idempotency records with key reservations (%s)', 
     expect(await next.sweep(async (instance) => instance !== 'dead-process')).toBe(1)
     expect((await store.claim(request('swept'))).kind).toBe('claimed')
   })
+
+  it('frees the claim of a process that died before it reserved or answered, so a retry runs at once', async () => {
+    const dying = createIdempotencyStore(database.db, { instanceId: 'died-early' })
+    const claim = await dying.claim(request('early'))
+    if (claim.kind !== 'claimed') throw new Error(claim.kind)
+    const store = createIdempotencyStore(database.db, { instanceId: 'next-process' })
+    expect((await store.claim(request('early'))).kind).toBe('in_progress')
+    // The process dies here; the sweep of a live one frees its claim (no 2-minute takeover wait).
+    const next = createKeyReservations({ db: database.db, instanceId: 'next-process' })
+    await next.sweep(async (instance) => instance !== 'died-early')
+    expect((await store.claim(request('early'))).kind).toBe('claimed')
+  })
+
+  it("keeps a live process's claims through the sweep", async () => {
+    const live = createIdempotencyStore(database.db, { instanceId: 'still-running' })
+    const claim = await live.claim(request('live'))
+    if (claim.kind !== 'claimed') throw new Error(claim.kind)
+    const other = createKeyReservations({ db: database.db, instanceId: 'other-process' })
+    await other.sweep(async () => true)
+    expect((await live.claim(request('live'))).kind).toBe('in_progress')
+  })
 })

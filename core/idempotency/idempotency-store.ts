@@ -50,7 +50,8 @@ export interface ClaimRequest {
  *          answer is replayable exactly when the debit stands, even if the process dies between;
  * complete stores the answer once the call was paid (state done), for charges without a
  *          reservation or when `answer` could not be written;
- * release  deletes the claim of a call that failed with nothing charged, so a retry runs.
+ * release  deletes the claim of a call that charged nothing (it failed, or its answer was not
+ *          delivered: then with the answer `complete` stored), so a retry runs.
  * complete and release act only on the caller's own claim (`claimId`): a process whose claim was
  * taken over changes nothing.
  */
@@ -95,15 +96,24 @@ interface RecordRow {
   updated_at: unknown
 }
 
-export function createIdempotencyStore(db: Db): IdempotencyStore {
+export interface IdempotencyStoreOptions {
+  /**
+   * This process (Database.holdLiveness), written on its claims: should it die, the key
+   * reservations sweep frees them, so a retry runs at once instead of after the takeover delay.
+   */
+  instanceId?: string
+}
+
+export function createIdempotencyStore(db: Db, options: IdempotencyStoreOptions = {}): IdempotencyStore {
+  const instanceId = options.instanceId ?? null
   async function insert(request: ClaimRequest, claimId: string): Promise<boolean> {
     const at = request.now.toISOString()
     const rows = rowsOf<{ claim_id: string }>(
       await db.execute(sql`
         insert into idempotency_records
-          (key_id, idempotency_key, operation, request_hash, state, claim_id, created_at, updated_at)
+          (key_id, idempotency_key, operation, request_hash, state, claim_id, instance_id, created_at, updated_at)
         values (${request.keyId}, ${request.idempotencyKey}, ${request.operation}, ${request.requestHash},
-                'in_progress', ${claimId}, ${at}::timestamptz, ${at}::timestamptz)
+                'in_progress', ${claimId}, ${instanceId}, ${at}::timestamptz, ${at}::timestamptz)
         on conflict do nothing
         returning claim_id`),
     )
@@ -124,7 +134,8 @@ export function createIdempotencyStore(db: Db): IdempotencyStore {
     const rows = rowsOf<{ claim_id: string }>(
       await db.execute(sql`
         update idempotency_records
-           set claim_id = ${claimId}, updated_at = ${request.now.toISOString()}::timestamptz,
+           set claim_id = ${claimId}, instance_id = ${instanceId},
+               updated_at = ${request.now.toISOString()}::timestamptz,
                reservation_id = null, response_status = null, response_body = null
          where key_id = ${request.keyId} and idempotency_key = ${request.idempotencyKey}
            and state = 'in_progress' and claim_id = ${previous}
@@ -186,8 +197,7 @@ export function createIdempotencyStore(db: Db): IdempotencyStore {
     async release(keyId, idempotencyKey, claimId) {
       await db.execute(sql`
         delete from idempotency_records
-         where key_id = ${keyId} and idempotency_key = ${idempotencyKey}
-           and claim_id = ${claimId} and state = 'in_progress'`)
+         where key_id = ${keyId} and idempotency_key = ${idempotencyKey} and claim_id = ${claimId}`)
     },
   }
 }

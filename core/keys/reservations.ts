@@ -6,24 +6,31 @@ import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, rowsOf } from '../store/database.ts'
 
 /**
- * Key debits as durable reservations, so a crash never leaves a key charged without an answer.
+ * Key debits as durable reservations, so a key is charged exactly for the answers it received.
  *
  * reserve  takes the amount from the balance and writes a reservation row, in one statement;
- * capture  stamps the row once the answer is produced: the debit stands;
+ * capture  stamps the row once the answer was delivered (every byte handed to the transport):
+ *          the debit stands;
  * release  deletes the row and gives the amount back, in one statement, so it happens once
- *          whatever retries or sweeps race it.
- * A statement whose outcome is in doubt (the database went away mid-call) is undone: the
- * reservation is released, captured or not, since the caller got no answer. A release that cannot
- * be written now stays queued in this process and is retried by `sweep`; a process that dies
- * leaves its open rows to the next process's sweep, which releases the rows of every instance the
- * database reports dead (Database.isAlive). Captured rows are deleted a minute later. The rule for
- * callers: a key is charged exactly for the answers it received; the debit of a call that got
- * none is given back by the next sweep.
+ *          whatever retries or sweeps race it: the call failed, or its answer was not delivered.
+ * A release that cannot be written now stays queued in this process and is retried by `sweep`;
+ * so does a capture (the answer was delivered: its debit must stand). A process that dies leaves
+ * its open rows to the next process's sweep, which releases every uncaptured row of an instance
+ * the database reports dead (Database.isAlive): an answer not confirmed delivered is not charged,
+ * even when it was produced and stored under an Idempotency-Key (that stored answer is deleted
+ * with the release, so a retry runs again and is charged once). The sweep also frees the
+ * Idempotency-Key claims such a process held, so a retry runs at once. Captured rows are deleted a
+ * minute later. The one window left is between the last byte handed to the kernel and the capture
+ * reaching the database: a process killed in it has delivered an answer it is not paid for (never
+ * the other way round).
  */
 export interface KeyReservations {
   /** Debits `amount` and records the reservation atomically; null when the balance does not cover it. */
   reserve(keyId: string, amount: Micros, operation: string): Promise<{ id: string; balance: Micros } | null>
-  /** The answer was produced: the debit stands. Throws `unavailable` when the reservation was already released. */
+  /**
+   * The answer was delivered: the debit stands. Throws `unavailable` when the reservation was
+   * already released; a capture that could not be written is retried by sweep (and throws).
+   */
   capture(id: string): Promise<void>
   /**
    * The call gave no answer: the amount goes back, at most once, even when a capture whose outcome
@@ -31,12 +38,20 @@ export interface KeyReservations {
    */
   release(id: string): Promise<void>
   /**
-   * Retries this process's failed releases, then releases the reservations of processes that are
-   * gone. Returns how many reservations were released.
+   * Retries this process's failed captures and releases, then releases the reservations (and frees
+   * the Idempotency-Key claims) of processes that are gone. Returns how many reservations were
+   * released.
    */
   sweep(isAlive: (instanceId: string) => Promise<boolean>): Promise<number>
   /** Releases this process could not write yet (they are retried by sweep). */
   pendingReleases(): number
+  /** Captures this process could not write yet (they are retried by sweep). */
+  pendingCaptures(): number
+  /**
+   * Waits for the captures and releases under way (calls whose delivery was just settled), so a
+   * process that stops cleanly leaves none to the next sweep. Call before closing the database.
+   */
+  drain(): Promise<void>
 }
 
 export interface KeyReservationsOptions {
@@ -56,6 +71,15 @@ type ReserveResult = { ok: true; balance: Micros } | { ok: false }
 
 export function createKeyReservations({ db, instanceId, onError }: KeyReservationsOptions): KeyReservations {
   const pending = new Set<string>()
+  const pendingCapture = new Set<string>()
+  const underWay = new Set<Promise<unknown>>()
+  /** Runs a capture or release, tracked until it ends so `drain` can wait for it. */
+  function tracked<T>(work: Promise<T>): Promise<T> {
+    underWay.add(work)
+    const done = () => void underWay.delete(work)
+    work.then(done, done)
+    return work
+  }
 
   /**
    * One statement: the balance is debited only when it covers every item, and the reservation
@@ -114,7 +138,7 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
   /**
    * Captures of concurrent calls share one UPDATE. A reservation that is already gone was
    * released (a sweep took this process for dead, e.g. after PostgreSQL restarted and dropped its
-   * liveness lock): the caller then gets no answer rather than an answer it did not pay for.
+   * liveness lock): the answer was delivered free, never charged twice.
    * The same statement marks `done` the Idempotency-Key answer written under a captured
    * reservation (core/idempotency), so an answer is replayable exactly when its debit stands.
    */
@@ -189,7 +213,15 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
     },
 
     async capture(id) {
-      if (!(await captureBatch(id))) {
+      let captured: boolean
+      try {
+        captured = await tracked(captureBatch(id))
+      } catch (error) {
+        // The answer was delivered: the debit must stand, so the capture is retried by sweep.
+        pendingCapture.add(id)
+        throw error
+      }
+      if (!captured) {
         throw new ServiceError(
           'unavailable',
           'the charge of this call was released before its answer; try again',
@@ -202,7 +234,7 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
 
     async release(id) {
       try {
-        await releaseNow(id)
+        await tracked(releaseNow(id))
       } catch (error) {
         pending.add(id)
         onError?.(error)
@@ -211,6 +243,14 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
 
     async sweep(isAlive) {
       let released = 0
+      for (const id of [...pendingCapture]) {
+        try {
+          await captureBatch(id) // false: released meanwhile (a sweep took this process for dead)
+          pendingCapture.delete(id)
+        } catch (error) {
+          onError?.(error) // still pending: the next sweep tries again
+        }
+      }
       for (const id of [...pending]) {
         try {
           released += await releaseNow(id)
@@ -223,9 +263,11 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
         sql`delete from key_reservations where instance_id = ${instanceId} and captured_at < now() - interval '1 minute'`,
       )
       const owners = rowsOf<{ instance_id: string }>(
-        await db.execute(
-          sql`select distinct instance_id from key_reservations where instance_id <> ${instanceId}`,
-        ),
+        await db.execute(sql`
+          select instance_id from key_reservations where instance_id <> ${instanceId}
+          union
+          select instance_id from idempotency_records
+           where state = 'in_progress' and instance_id is not null and instance_id <> ${instanceId}`),
       )
       for (const { instance_id: owner } of owners) {
         if (await isAlive(owner)) continue
@@ -235,10 +277,19 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
         await db.execute(
           sql`delete from key_reservations where instance_id = ${owner} and captured_at is not null`,
         )
+        // Claims it held with no answer stored under a reservation: free, so a retry runs now.
+        await db.execute(
+          sql`delete from idempotency_records where instance_id = ${owner} and state = 'in_progress'`,
+        )
       }
       return released
     },
 
     pendingReleases: () => pending.size,
+    pendingCaptures: () => pendingCapture.size,
+
+    async drain() {
+      while (underWay.size > 0) await Promise.allSettled([...underWay])
+    },
   }
 }

@@ -29,6 +29,9 @@ function harness(options: { failSettlement?: boolean; reservationId?: string } =
           events.push('charge completed')
           return { paidWith: 'account', amount: usd('0.50') }
         },
+        async finish(delivered) {
+          events.push(delivered ? 'charge captured' : 'charge released')
+        },
         async cancel() {
           events.push('charge cancelled')
         },
@@ -121,6 +124,22 @@ describe('invokeOperation with an Idempotency-Key', () => {
       'charge completed',
       'operation write',
     ])
+  })
+
+  it('captures the debit only once the answer was delivered, once however often settle is called', async () => {
+    const { runtime } = harness({ reservationId: 'r1' })
+    const result = await invokeOperation(runtime, priced, request('k1'))
+    expect(events).not.toContain('charge captured')
+    await result.settle(true)
+    await result.settle(false)
+    expect(events.slice(-2)).toEqual(['operation write', 'charge captured'])
+  })
+
+  it('an answer not delivered: the debit is released and an answer stored apart deleted, so a retry runs', async () => {
+    const { runtime } = harness()
+    const result = await invokeOperation(runtime, priced, request('k1'))
+    await result.settle(false)
+    expect(events.slice(-3)).toEqual(['operation write', 'charge released', 'released k1'])
   })
 
   it('releases the claim when settlement fails, so nothing unpaid is stored', async () => {

@@ -32,6 +32,9 @@ function fakeGate(options: { failSettlement?: boolean } = {}) {
           ended.push('completed')
           return { paidWith: 'account', amount: usd('0.50'), balanceRemaining: 0n }
         },
+        async finish(delivered) {
+          ended.push(delivered ? 'delivered' : 'not delivered')
+        },
         async cancel() {
           ended.push('cancelled')
         },

@@ -9,7 +9,13 @@ import {
 import { type ApiKeyService, tierAtLeast } from '../keys/api-keys.ts'
 import type { RateLimiter, RateLimitState } from '../limits/index.ts'
 import { type MaintenanceSwitch, maintenanceError } from '../maintenance/maintenance-switch.ts'
-import { type Charge, freeCharge, type PaymentGate, type Receipt } from '../payments/charge.ts'
+import {
+  type Charge,
+  freeCharge,
+  type PaidAnswer,
+  type PaymentGate,
+  type Receipt,
+} from '../payments/charge.ts'
 import { paymentSource } from '../payments/payment-gate.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
 import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
@@ -34,11 +40,12 @@ export interface InvocationRequest {
   /** The client's IP address where the transport knows it: anonymous 402 challenges are limited per address. */
   clientAddress?: string
   /**
-   * The caller's Idempotency-Key, raw. Honoured for priced calls paid from an API key; ignored for
-   * x402 payments (a payment's nonce is already spent once) and free operations.
+   * The caller's Idempotency-Key, raw (over MCP whatever `_meta` carried: anything but a valid
+   * string is refused). Honoured for priced calls paid from an API key; ignored for x402
+   * payments (a retry with the same payment gets its stored answer) and free operations.
    */
-  idempotencyKey?: string
-  /** How the adapter names the idempotency key in errors (`Idempotency-Key` over HTTP). */
+  idempotencyKey?: unknown
+  /** How the adapter names the idempotency key in errors (`Idempotency-Key` over HTTP, `_meta.idempotency_key` over MCP). */
   idempotencyKeyField?: string
 }
 
@@ -49,8 +56,21 @@ export interface InvocationResult {
   receipt: Receipt
   /** The tightest rate limit of the payer after this call (X-RateLimit-* over HTTP); none for the operator. */
   rateLimit?: RateLimitState
-  /** The stored answer of an earlier call with the same Idempotency-Key, charged nothing now. */
+  /**
+   * A stored answer served again, charged nothing now: an earlier call with the same
+   * Idempotency-Key, or an x402 payment presented again for the same request after it was settled.
+   */
   replayed?: boolean
+  /**
+   * Ends the charge once the adapter knows whether the answer reached the caller (HTTP: every
+   * byte of the response handed to the kernel; MCP: the transport sent the result). Delivered: a
+   * key's debit is captured (it stands) and an Idempotency-Key answer becomes replayable. Not
+   * delivered: the debit is released with that answer, so nothing is charged and a retry runs.
+   * x402 payments were settled before the answer was sent; replays and free calls charge
+   * nothing: for them it does nothing. An adapter calls it exactly once per result (later calls
+   * do nothing); it never throws. A result never settled is released by the sweep after a crash.
+   */
+  settle(delivered: boolean): Promise<void>
 }
 
 export interface OperationRuntime {
@@ -167,7 +187,7 @@ function idempotencyKeyOf(
   const raw = request.idempotencyKey
   if (raw === undefined || !runtime.idempotency) return undefined
   if (operation.price === null || caller.kind !== 'key' || paymentSource(request.payment)) return undefined
-  if (!isValidIdempotencyKey(raw)) {
+  if (typeof raw !== 'string' || !isValidIdempotencyKey(raw)) {
     throw new ServiceError('validation_failed', 'invalid request', {
       fields: [
         {
@@ -180,13 +200,176 @@ function idempotencyKeyOf(
   return raw
 }
 
+/** What claiming the Idempotency-Key gave: nothing to claim, the key held, or a stored answer. */
+type ClaimOutcome =
+  | { kind: 'none' }
+  | { kind: 'held'; held: IdempotencyClaimHeld }
+  | { kind: 'replay'; answer: PaidAnswer }
+
+/**
+ * Claims the call's Idempotency-Key, after validation (a malformed request never holds a key) and
+ * before any charge: a key used with another request is a 422 naming the field, one whose call
+ * still runs a 409 with Retry-After, one answered before its stored answer.
+ */
+async function claimIdempotencyKey(
+  runtime: OperationRuntime,
+  operation: AnyOperation,
+  caller: Caller,
+  request: InvocationRequest,
+  requestHash: () => string,
+): Promise<ClaimOutcome> {
+  const idempotencyKey = idempotencyKeyOf(runtime, operation, caller, request)
+  const store = runtime.idempotency
+  if (idempotencyKey === undefined || !store || caller.kind !== 'key') return { kind: 'none' }
+  const claim = await store.claim({
+    keyId: caller.keyId,
+    idempotencyKey,
+    operation: operation.id,
+    requestHash: requestHash(),
+    now: runtime.clock.now(),
+  })
+  const field = request.idempotencyKeyField ?? 'Idempotency-Key'
+  if (claim.kind === 'mismatch') {
+    throw new ServiceError('validation_failed', 'invalid request', {
+      fields: [{ field, message: 'was already used with a different request' }],
+    })
+  }
+  if (claim.kind === 'in_progress') {
+    throw new ServiceError(
+      'conflict',
+      `a call with this ${field} is still in progress; retry after it finished`,
+      {
+        retryAfter: claim.retryAfter,
+      },
+    )
+  }
+  if (claim.kind === 'replay') return { kind: 'replay', answer: claim.answer }
+  return { kind: 'held', held: { store, keyId: caller.keyId, idempotencyKey, claimId: claim.claimId } }
+}
+
+/** A stored answer served again: its output as answered, charged nothing now. */
+function replayedResult(answer: PaidAnswer, receipt: Receipt): InvocationResult {
+  const output = answer.body === null ? undefined : JSON.parse(answer.body)
+  return {
+    output,
+    status: answer.status as 200 | 201 | 204,
+    receipt,
+    replayed: true,
+    settle: nothingToSettle,
+  }
+}
+
+/** The settle of a result that charged nothing (or settled already): delivery changes nothing. */
+const nothingToSettle = async (): Promise<void> => {}
+
+/**
+ * Runs the operation under its open charge (the pipeline cancels the charge when this throws).
+ * The charging rule: an essential part the service's own state keeps from running (lists
+ * loading, a source not configured) makes the call a 503 before it runs, so the reservation is
+ * released and an x402 payment never settled. It comes after the payment check, so a caller without credentials still gets
+ * the 402 challenge the spec promises.
+ */
+async function runCharged(
+  runtime: OperationRuntime,
+  operation: AnyOperation,
+  input: unknown,
+  quality: Quality,
+  ctx: OperationContext,
+): Promise<unknown> {
+  const notReady = (await operation.essentials?.check(input, runtime.deps, quality)) ?? []
+  if (notReady.length > 0) throw notReadyError(operation.id, notReady)
+  return checkedOutput(runtime, operation, await operation.run(input, ctx))
+}
+
+/**
+ * Writes the answer under the key debit's reservation before the answer is sent: the capture
+ * marks it replayable in the statement that makes the debit stand, a release deletes it, so it is
+ * replayable exactly when paid, even if this process dies in between. False when it could not be
+ * written (no reservation, the claim was taken over, the database failed): it is then stored apart
+ * once the charge completed, and deleted again if the answer is not delivered.
+ */
+async function answerUnderReservation(
+  runtime: OperationRuntime,
+  operation: AnyOperation,
+  held: IdempotencyClaimHeld,
+  charge: Charge,
+  answer: PaidAnswer,
+): Promise<boolean> {
+  if (!charge.reservationId) return false
+  return held.store
+    .answer(held.keyId, held.idempotencyKey, held.claimId, answer, charge.reservationId)
+    .catch((error) => {
+      runtime.onWriteError?.(error, operation.id)
+      return false
+    })
+}
+
+/**
+ * The writes that keep the answer once the charge completed, before the operation's own: an x402
+ * answer for a retry with the same payment (it is settled), and an Idempotency-Key answer that
+ * could not be written under a reservation (`storedApart`; no reservation, or that write failed).
+ */
+function answerWrites(
+  runtime: OperationRuntime,
+  charge: Charge,
+  storedApart: IdempotencyClaimHeld | undefined,
+  answer: PaidAnswer,
+): (() => Promise<void>)[] {
+  const writes: (() => Promise<void>)[] = []
+  const keepAnswer = charge.keepAnswer
+  if (keepAnswer) writes.push(() => keepAnswer(answer))
+  if (storedApart) {
+    const { store, keyId, idempotencyKey, claimId } = storedApart
+    writes.push(() => store.complete(keyId, idempotencyKey, claimId, answer, runtime.clock.now()))
+  }
+  return writes
+}
+
+/**
+ * How the charge of an answered call ends once the adapter knows whether the answer arrived:
+ * delivered, the key debit is captured (which makes an answer stored under it replayable); not
+ * delivered, the debit is released with that answer, and an answer stored apart is deleted too,
+ * so the key is free for a retry that runs (and is charged) again. Once only; failures are
+ * reported, never thrown (a capture that failed is retried by the reservations' sweep).
+ */
+function settlementOf(
+  runtime: OperationRuntime,
+  operation: AnyOperation,
+  charge: Charge,
+  storedApart: IdempotencyClaimHeld | undefined,
+): InvocationResult['settle'] {
+  const report = (error: unknown) => runtime.onWriteError?.(error, operation.id)
+  let settled = false
+  return async (delivered) => {
+    if (settled) return
+    settled = true
+    await charge.finish(delivered).catch(report)
+    if (delivered || !storedApart) return
+    const { store, keyId, idempotencyKey, claimId } = storedApart
+    await store.release(keyId, idempotencyKey, claimId).catch(report)
+  }
+}
+
+/** What makes two calls the same request, computed once and only when asked for. */
+function requestHashOnce(operation: AnyOperation, quality: Quality, input: unknown): () => string {
+  let hash: string | undefined
+  return () => {
+    hash ??= idempotencyRequestHash(operation.id, quality, input)
+    return hash
+  }
+}
+
 /**
  * The one path every operation call takes, whatever the transport:
- * authenticate -> maintenance (503 for all but the operator) -> validate -> access -> claim the Idempotency-Key (key-paid calls that send one;
- * a replay ends here, charged nothing) -> charge -> essential parts ready (else 503, the charge
- * cancelled) -> run -> settle (or refund) -> store the answer
- * under the key, then keep what the call produced -> record usage. A failed call releases its
- * claim. A free operation (`price: null`) needs a key and never answers 402.
+ * authenticate -> maintenance (503 for all but the operator) -> validate -> access -> claim the
+ * Idempotency-Key (key-paid calls that send one; a replay ends here, charged nothing) -> charge
+ * (an x402 payment presented again for the same request after it was settled ends here with the
+ * answer it bought) -> essential parts ready (else 503, the charge cancelled) -> run -> store the
+ * answer under the key debit's reservation -> complete the charge (x402 settles on chain) -> keep
+ * what the call produced -> record usage -> return the answer with `settle`, which the adapter
+ * calls once it knows whether the answer was delivered: the key debit is captured, or released.
+ * A failed call releases its claim and cancels its charge. A free operation (`price: null`) needs
+ * a key and never answers 402.
  */
 export async function invokeOperation(
   runtime: OperationRuntime,
@@ -226,39 +409,16 @@ export async function invokeOperation(
       const output = checkedOutput(runtime, operation, operation.mock(input))
       receipt = await charge.complete()
       outcome = 'ok'
-      return { output, status, receipt, rateLimit }
+      return { output, status, receipt, rateLimit, settle: nothingToSettle }
     }
-    const idempotencyKey = idempotencyKeyOf(runtime, operation, caller, request)
-    if (idempotencyKey !== undefined && runtime.idempotency && caller.kind === 'key') {
-      // Claimed after validation (a malformed request never holds a key) and before any charge.
-      const claim = await runtime.idempotency.claim({
-        keyId: caller.keyId,
-        idempotencyKey,
-        operation: operation.id,
-        requestHash: idempotencyRequestHash(operation.id, quality, input),
-        now: runtime.clock.now(),
-      })
-      const field = request.idempotencyKeyField ?? 'Idempotency-Key'
-      if (claim.kind === 'mismatch') {
-        throw new ServiceError('validation_failed', 'invalid request', {
-          fields: [{ field, message: 'was already used with a different request' }],
-        })
-      }
-      if (claim.kind === 'in_progress') {
-        throw new ServiceError(
-          'conflict',
-          `a call with this ${field} is still in progress; retry after it finished`,
-          { retryAfter: claim.retryAfter },
-        )
-      }
-      if (claim.kind === 'replay') {
-        receipt = { paidWith: 'account', amount: 0n }
-        outcome = 'ok'
-        const output = claim.answer.body === null ? undefined : JSON.parse(claim.answer.body)
-        return { output, status: claim.answer.status as 200 | 201 | 204, receipt, replayed: true }
-      }
-      held = { store: runtime.idempotency, keyId: caller.keyId, idempotencyKey, claimId: claim.claimId }
+    const requestHash = requestHashOnce(operation, quality, input)
+    const claim = await claimIdempotencyKey(runtime, operation, caller, request, requestHash)
+    if (claim.kind === 'replay') {
+      receipt = { paidWith: 'account', amount: 0n }
+      outcome = 'ok'
+      return replayedResult(claim.answer, receipt)
     }
+    held = claim.kind === 'held' ? claim.held : undefined
     charge = await runtime.payments.open({
       operationId: operation.id,
       description: `${operation.summary} (${quality})`,
@@ -268,8 +428,14 @@ export async function invokeOperation(
       payment: request.payment,
       resourceUrl: request.resourceUrl,
       units: operation.units?.(input),
+      requestHash: paymentSource(request.payment) ? requestHash() : undefined,
       admit,
     })
+    if (charge.replay) {
+      receipt = charge.replay.receipt
+      outcome = 'ok'
+      return { ...replayedResult(charge.replay.answer, receipt), rateLimit }
+    }
     const writes: (() => Promise<void>)[] = []
     const ctx: OperationContext = {
       caller: charge.caller,
@@ -281,49 +447,22 @@ export async function invokeOperation(
     }
     let output: unknown
     try {
-      // The charging rule: an essential part the service's own state keeps from running (lists
-      // loading, a source not configured) makes the call a 503 before it runs; the reservation
-      // is released and an x402 payment never settled. It comes after the payment check, so a
-      // caller without credentials still gets the 402 challenge the spec promises.
-      const notReady = (await operation.essentials?.check(input, runtime.deps, quality)) ?? []
-      if (notReady.length > 0) throw notReadyError(operation.id, notReady)
-      output = checkedOutput(runtime, operation, await operation.run(input, ctx))
+      output = await runCharged(runtime, operation, input, quality, ctx)
     } catch (error) {
       await charge.cancel()
       throw error
     }
-    const answer = { status, body: output === undefined ? null : JSON.stringify(output) }
-    let answeredUnderReservation = false
-    if (held && charge.reservationId) {
-      // Written before the capture, which marks it done in the same statement that makes the debit
-      // stand: replayable exactly when paid, even if this process dies right after the capture.
-      const { store, keyId, idempotencyKey, claimId } = held
-      answeredUnderReservation = await store
-        .answer(keyId, idempotencyKey, claimId, answer, charge.reservationId)
-        .catch((error) => {
-          runtime.onWriteError?.(error, operation.id)
-          return false
-        })
-    }
+    const answer: PaidAnswer = { status, body: output === undefined ? null : JSON.stringify(output) }
+    const answeredUnderReservation = held
+      ? await answerUnderReservation(runtime, operation, held, charge, answer)
+      : false
     receipt = await charge.complete()
-    const answered = held
-    held = undefined
-    if (answered && !answeredUnderReservation) {
-      // No reservation (a free charge) or the answer could not be written before the capture: the
-      // answer is kept for a retry now that it is paid, before the operation's own writes.
-      writes.unshift(() =>
-        answered.store.complete(
-          answered.keyId,
-          answered.idempotencyKey,
-          answered.claimId,
-          answer,
-          runtime.clock.now(),
-        ),
-      )
-    }
+    writes.unshift(...answerWrites(runtime, charge, answeredUnderReservation ? undefined : held, answer))
     await keepWrites(writes, (error) => runtime.onWriteError?.(error, operation.id))
+    const settle = settlementOf(runtime, operation, charge, answeredUnderReservation ? undefined : held)
+    held = undefined
     outcome = 'ok'
-    return { output, status, receipt, rateLimit }
+    return { output, status, receipt, rateLimit, settle }
   } catch (error) {
     if (held) {
       // Nothing was charged: the key is free again, so a retry runs. A release that fails leaves

@@ -23,6 +23,12 @@ export interface ChargeRequest {
   /** Number of billable units (leads per lead); 1 otherwise. */
   units?: number
   /**
+   * What makes two calls the same request (idempotencyRequestHash: operation, quality tier,
+   * input): an x402 payment presented again for the same request after it was settled gets the
+   * answer it bought; for another request it is a replayed nonce.
+   */
+  requestHash?: string
+  /**
    * Called with the payer once it is known (the key, or the verified x402 payer) and before any
    * money moves: the rate limiter counts the call here and throws to refuse it, so a refused call
    * is never charged (spec: Limits).
@@ -54,7 +60,16 @@ export interface Receipt {
   settlement?: SettlementReceipt
 }
 
-/** One open charge: completed after the operation succeeded, cancelled when it failed. */
+/** An answer as stored for a replay: the success status and the JSON text of the output (null for a 204). */
+export interface PaidAnswer {
+  status: number
+  body: string | null
+}
+
+/**
+ * One open charge: completed when the operation produced its answer, finished once the adapter
+ * knows whether that answer reached the caller, cancelled when the operation failed.
+ */
 export interface Charge {
   paidWith: PaidWith
   amount: Micros
@@ -65,8 +80,27 @@ export interface Charge {
    * becomes replayable in the capture statement itself, and is deleted when it is released.
    */
   reservationId?: string
-  /** After success: settle and say what was paid. Throws PaymentRequiredError when settlement fails (output withheld). */
+  /**
+   * An x402 payment presented again for the same request after it was settled: the answer it
+   * bought, served again and charged nothing now (the receipt carries the original settlement).
+   */
+  replay?: { answer: PaidAnswer; receipt: Receipt }
+  /**
+   * The answer is ready and not yet sent: make the payment stand where its mechanism needs that
+   * first (x402 settles on chain, so the receipt can carry the settlement) and say what is paid.
+   * A key debit stays reserved until `finish`. Throws PaymentRequiredError when settlement fails
+   * (output withheld).
+   */
   complete(): Promise<Receipt>
+  /**
+   * After `complete`, once the adapter knows whether the answer reached the caller: a key debit
+   * is captured when it did and released when it did not. x402 payments were settled in
+   * `complete` (their answer is kept for a retry instead). Throws when a capture could not be
+   * written (the reservations retry it).
+   */
+  finish(delivered: boolean): Promise<void>
+  /** x402: keeps the answer for a retry with the same payment and request. */
+  keepAnswer?(answer: PaidAnswer): Promise<void>
   /** After failure: nothing is charged (refund a debit, release a payment). */
   cancel(): Promise<void>
 }
@@ -83,6 +117,7 @@ export function freeCharge(caller: Caller, paidWith: PaidWith): Charge {
     amount: 0n,
     caller,
     complete: async () => ({ paidWith, amount: 0n }),
+    finish: async () => {},
     cancel: async () => {},
   }
 }
@@ -95,9 +130,10 @@ export function chargeAmount(request: ChargeRequest, method: 'x402' | 'account')
 
 /**
  * Reserves the account price from a live key's prepaid balance, durably and atomically, before
- * the operation runs (core/keys/reservations.ts). The reservation is captured when the answer is
- * produced and released when the call fails, once, whatever happens in between (a crash leaves it
- * to the next process's sweep). Returns null when the balance does not cover it.
+ * the operation runs (core/keys/reservations.ts). The reservation is captured once the answer was
+ * delivered and released when the call failed or its answer was not delivered, once, whatever
+ * happens in between (a crash leaves it to the next process's sweep, which releases it). Returns
+ * null when the balance does not cover it.
  */
 export async function openAccountCharge(
   reservations: KeyReservations,
@@ -108,7 +144,12 @@ export async function openAccountCharge(
   if (amount === undefined) return freeCharge(caller, 'free')
   const reservation = await reservations.reserve(caller.keyId, amount, request.operationId)
   if (!reservation) return null
-  let state: 'open' | 'captured' | 'released' = 'open'
+  let state: 'open' | 'answered' | 'captured' | 'released' = 'open'
+  const release = async () => {
+    if (state === 'captured' || state === 'released') return
+    state = 'released'
+    await reservations.release(reservation.id)
+  }
   return {
     paidWith: 'account',
     amount,
@@ -116,23 +157,18 @@ export async function openAccountCharge(
     reservationId: reservation.id,
     complete: async () => {
       if (state === 'released') throw new Error('complete() after cancel(): the charge was released')
-      if (state === 'open') {
-        try {
-          await reservations.capture(reservation.id)
-        } catch (error) {
-          // Not captured: no answer, so nothing charged (a lost reservation was already released).
-          state = 'released'
-          await reservations.release(reservation.id)
-          throw error
-        }
-        state = 'captured'
-      }
+      if (state === 'open') state = 'answered'
       return { paidWith: 'account', amount, balanceRemaining: reservation.balance }
     },
+    finish: async (delivered) => {
+      if (!delivered) return release()
+      if (state !== 'answered') return
+      state = 'captured'
+      await reservations.capture(reservation.id)
+    },
+    // After complete, delivery decides (finish); cancel is for a call that failed before.
     cancel: async () => {
-      if (state !== 'open') return
-      state = 'released'
-      await reservations.release(reservation.id)
+      if (state === 'open') await release()
     },
   }
 }

@@ -82,9 +82,24 @@ describe('payment gate (unit, fake keys)', () => {
       amount: usd('2.10'),
       balanceRemaining: usd('2.90'),
     })
+    // Captured once the answer was delivered, never before.
+    expect(wallet.captured).toEqual([])
+    await charge.finish(true)
     await charge.cancel()
     expect(wallet.refunds).toEqual([])
     expect(wallet.captured).toEqual([usd('2.10')])
+  })
+
+  it('releases a completed debit whose answer was not delivered, exactly once', async () => {
+    const wallet = fakeKeys(usd('5'))
+    const gate = createPaymentGate({ reservations: wallet.reservations as never, clock })
+    const charge = await gate.open(request(KEY))
+    await charge.complete()
+    await charge.finish(false)
+    await charge.finish(false)
+    await charge.cancel()
+    expect(wallet.captured).toEqual([])
+    expect(wallet.refunds).toHaveLength(1)
   })
 
   it('refunds a cancelled debit exactly once', async () => {

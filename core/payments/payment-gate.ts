@@ -11,6 +11,7 @@ import {
   freeCharge,
   openAccountCharge,
   type PaymentGate,
+  type Receipt,
   type SettlementReceipt,
 } from './charge.ts'
 import type { PaymentErrorCode } from './error-codes.ts'
@@ -22,7 +23,7 @@ import { KEY_UPGRADE_PRICES, UPGRADE_TIERS, type UpgradeTier } from './pricing.t
 import { buildPaymentRequirements, type PaymentRequirement } from './requirements.ts'
 import { buildPaymentResponse, type SettleResult } from './settle-result.ts'
 import type { PaymentSource, PaymentVerifier } from './verify-payment.ts'
-import type { VerifiedPayment } from './verify-result.ts'
+import type { RejectedPayment, VerifiedPayment, VerifyResult } from './verify-result.ts'
 
 export interface X402Payments {
   config: PaymentConfig
@@ -47,6 +48,30 @@ export function paymentSource(payment: unknown): PaymentSource | undefined {
   return typeof payment === 'string' ? { header: payment } : { payload: payment }
 }
 
+/** Verifies a payment for these requirements: the verifier's verdict, or 503 when it cannot say. */
+async function verifyPayment(
+  x402: X402Payments,
+  source: PaymentSource,
+  requirements: PaymentRequirement[],
+): Promise<VerifyResult> {
+  try {
+    return await x402.verifier.verify(source, requirements)
+  } catch (error) {
+    throw new ServiceError('unavailable', 'payment verification is unavailable; try again shortly', {
+      cause: error,
+      retryAfter: 5,
+    })
+  }
+}
+
+/** The 402 that says why a payment was refused. */
+function paymentRefusal(refused: RejectedPayment, requirements: PaymentRequirement[]): PaymentRequiredError {
+  return new PaymentRequiredError(
+    buildPaymentChallenge(requirements, { code: refused.invalidReason, message: refused.invalidMessage }),
+    refused.invalidMessage,
+  )
+}
+
 /** Verifies a payment for these requirements, or throws the 402 that says why it was refused. */
 export async function requireVerifiedPayment(
   x402: X402Payments,
@@ -55,27 +80,46 @@ export async function requireVerifiedPayment(
 ): Promise<VerifiedPayment> {
   const source = paymentSource(payment)
   if (!source) throw new PaymentRequiredError(buildPaymentChallenge(requirements))
-  let verified: Awaited<ReturnType<PaymentVerifier['verify']>>
-  try {
-    verified = await x402.verifier.verify(source, requirements)
-  } catch (error) {
-    throw new ServiceError('unavailable', 'payment verification is unavailable; try again shortly', {
-      cause: error,
-      retryAfter: 5,
-    })
-  }
-  if (!verified.isValid) {
-    throw new PaymentRequiredError(
-      buildPaymentChallenge(requirements, { code: verified.invalidReason, message: verified.invalidMessage }),
-      verified.invalidMessage,
-    )
-  }
+  const verified = await verifyPayment(x402, source, requirements)
+  if (!verified.isValid) throw paymentRefusal(verified, requirements)
   return verified
 }
 
 /**
+ * A payment whose nonce was already used, presented again for the same request (same request
+ * hash) after it was settled or deferred: a charge that serves the answer it bought and costs
+ * nothing now. Undefined for anything else (another request, a payment released or failed): the
+ * caller then gets the nonce-replay refusal.
+ */
+async function replayOfPayment(
+  x402: X402Payments,
+  refused: RejectedPayment,
+  request: ChargeRequest,
+): Promise<Charge | undefined> {
+  if (refused.invalidReason !== 'nonce_replay' || !refused.paymentId || !request.requestHash) return undefined
+  const kept = await x402.ledger.answerFor(refused.paymentId, request.requestHash)
+  if (!kept) return undefined
+  const payer: Caller =
+    request.caller.kind === 'key'
+      ? request.caller
+      : { kind: 'x402', payer: kept.response.payer, network: kept.response.network }
+  const receipt: Receipt = {
+    paidWith: 'x402',
+    amount: 0n,
+    settlement: {
+      state: kept.status === 'SETTLED' ? 'settled' : 'pending',
+      amount: kept.amount,
+      fallback: kept.status === 'PENDING' || kept.fallback,
+      response: kept.response,
+    },
+  }
+  return { ...freeCharge(payer, 'x402'), replay: { answer: kept.answer, receipt } }
+}
+
+/**
  * Opens an x402 charge: the verified payment gets a ledger row before the operation runs;
- * `complete` settles it (or defers a retryable failure), `cancel` releases it unspent.
+ * `complete` settles it (or defers a retryable failure) before the answer is sent, `keepAnswer`
+ * keeps the answer for a retry with the same payment, `cancel` releases it unspent.
  */
 export async function openX402Charge(
   x402: X402Payments,
@@ -83,6 +127,7 @@ export async function openX402Charge(
   operation: string,
   keyId: string | null,
   caller: Caller,
+  requestHash?: string,
 ): Promise<Charge> {
   const ledgerId = await x402.ledger.reserve(verified, operation, keyId)
   return {
@@ -117,6 +162,13 @@ export async function openX402Charge(
           outcome.kind === 'settled' ? 'settled' : 'pending',
         ),
       }
+    },
+    // Settled before the answer was sent (the receipt carries the settlement), so delivery
+    // changes nothing: an answer that did not arrive is served again to a retry with the same
+    // payment (keepAnswer).
+    finish: async () => {},
+    async keepAnswer(answer) {
+      if (requestHash !== undefined) await x402.ledger.keepAnswer(ledgerId, requestHash, answer)
     },
     async cancel() {
       await x402.ledger.release(ledgerId, 'operation failed; nothing charged')
@@ -245,15 +297,28 @@ export function createPaymentGate(options: PaymentGateOptions): PaymentGate {
       const requirements = challengeRequirements(request)
       const keyCaller = caller.kind === 'key' ? caller : undefined
 
-      if (requirements && x402 && paymentSource(request.payment)) {
-        const verified = await requireVerifiedPayment(x402, request.payment, requirements)
+      const source = paymentSource(request.payment)
+      if (requirements && x402 && source) {
+        const verified = await verifyPayment(x402, source, requirements)
+        if (!verified.isValid) {
+          const replay = await replayOfPayment(x402, verified, request)
+          if (replay) return replay
+          throw paymentRefusal(verified, requirements)
+        }
         const refusal = await x402.fundsCheck?.(verified)
         if (refusal)
           throw new PaymentRequiredError(buildPaymentChallenge(requirements, refusal), refusal.message)
         const payer: Caller = keyCaller ?? { kind: 'x402', payer: verified.payer, network: verified.network }
         // Limited before the ledger row: a refused payment is neither reserved nor settled.
         await request.admit?.(payer)
-        return openX402Charge(x402, verified, request.operationId, keyCaller?.keyId ?? null, payer)
+        return openX402Charge(
+          x402,
+          verified,
+          request.operationId,
+          keyCaller?.keyId ?? null,
+          payer,
+          request.requestHash,
+        )
       }
       if (keyCaller) {
         await request.admit?.(keyCaller)

@@ -63,6 +63,12 @@ export interface RejectedPayment {
   invalidReason: PaymentErrorCode
   invalidMessage: string
   payer?: string
+  /**
+   * `nonce_replay` only: the id the payment had when it was first used (same form as
+   * VerifiedPayment.paymentId), so the answer it bought can be looked up. Set only after the
+   * signature verified: only the payer's own payload can name it.
+   */
+  paymentId?: string
 }
 
 /** x402-style verification outcome: `{ isValid: true, payer, amount, network, ... } | { isValid: false, invalidReason }`. */
@@ -132,9 +138,11 @@ export const reject = (
   invalidReason: PaymentErrorCode,
   invalidMessage: string,
   payer?: string,
+  paymentId?: string,
 ): RejectedPayment => ({
   isValid: false,
   invalidReason,
   invalidMessage,
   ...(payer === undefined ? {} : { payer }),
+  ...(paymentId === undefined ? {} : { paymentId }),
 })

@@ -4,9 +4,11 @@ import {
   type AnyOperation,
   colonPath,
   type InvocationRequest,
+  type InvocationResult,
   invokeOperation,
   type OperationRuntime,
 } from '../../core/operations/index.ts'
+import { settleOnDelivery } from '../delivery.ts'
 import type { AppEnv } from '../env.ts'
 import { receiptHeaders } from '../payment-headers.ts'
 import { rateLimitHeaders } from '../rate-limit-headers.ts'
@@ -68,26 +70,40 @@ export function operationRoutes(
         idempotencyKeyField: 'Idempotency-Key',
       }
       const result = await invokeOperation(runtime, operation, request)
-      if (result.replayed) c.header('Idempotent-Replayed', 'true')
-      for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
-      if (result.rateLimit) {
-        for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) c.header(name, value)
+      let response: Response
+      try {
+        response = answerResponse(c, operation, result)
+      } catch (error) {
+        await result.settle(false)
+        throw error
       }
-      if (result.status === 204) return c.body(null, 204)
-      const { bodyField, html } = operation.http
-      if (html && result.status === 200 && wantsHtml(c)) {
-        c.header('Cache-Control', 'private, no-store')
-        return c.html((html as (output: unknown) => string)(result.output))
-      }
-      const output = result.output as Record<string, unknown>
-      const nextCursor = operation.http.nextCursorField ? output[operation.http.nextCursorField] : undefined
-      if (typeof nextCursor === 'string' && result.status === 200) {
-        const next = new URL(c.req.url)
-        next.searchParams.set('cursor', nextCursor)
-        c.header('Link', `<${next.pathname}${next.search}>; rel="next"`)
-      }
-      return c.json((bodyField ? output[bodyField] : output) as object, result.status)
+      // Charged once the answer was written whole; released when the connection closed first.
+      await settleOnDelivery(c, result.settle)
+      return response
     })
   }
   return app
+}
+
+/** The HTTP response of an answered call: receipt and rate-limit headers, then JSON (or HTML). */
+function answerResponse(c: Context<AppEnv>, operation: AnyOperation, result: InvocationResult): Response {
+  if (result.replayed) c.header('Idempotent-Replayed', 'true')
+  for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
+  if (result.rateLimit) {
+    for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) c.header(name, value)
+  }
+  if (result.status === 204) return c.body(null, 204)
+  const { bodyField, html } = operation.http
+  if (html && result.status === 200 && wantsHtml(c)) {
+    c.header('Cache-Control', 'private, no-store')
+    return c.html((html as (output: unknown) => string)(result.output))
+  }
+  const output = result.output as Record<string, unknown>
+  const nextCursor = operation.http.nextCursorField ? output[operation.http.nextCursorField] : undefined
+  if (typeof nextCursor === 'string' && result.status === 200) {
+    const next = new URL(c.req.url)
+    next.searchParams.set('cursor', nextCursor)
+    c.header('Link', `<${next.pathname}${next.search}>; rel="next"`)
+  }
+  return c.json((bodyField ? output[bodyField] : output) as object, result.status)
 }

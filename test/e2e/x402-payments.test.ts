@@ -141,7 +141,7 @@ describe('x402 payments through the service', () => {
     expect((await balanceOf(setup.payTo)) - before).toBe(PRICE)
   })
 
-  it('serves a payment replayed 50 times concurrently exactly once', async () => {
+  it('serves a payment replayed 50 times concurrently exactly once; a copy sent after it settled gets the stored answer', async () => {
     const header = await signedHeader(setup.payerKeys[2]!)
     const before = await balanceOf(setup.payTo)
     const responses = await Promise.all(
@@ -149,11 +149,27 @@ describe('x402 payments through the service', () => {
         post({ text: 'replay' }, i % 2 ? { 'PAYMENT-SIGNATURE': header } : { 'X-PAYMENT': header }),
       ),
     )
-    const statuses = responses.map((response) => response.status)
-    expect(statuses.filter((status) => status === 200)).toHaveLength(1)
-    expect(statuses.filter((status) => status === 402)).toHaveLength(49)
-    const refused = responses.find((response) => response.status === 402)
-    expect(await refused?.json()).toMatchObject({ errorCode: 'nonce_replay' })
+    // Run and paid once: the copies are refused while it runs, or (once it settled and its answer
+    // was kept) served that same answer again, marked as a replay and charged nothing.
+    const fresh = responses.filter(
+      (response) => response.status === 200 && !response.headers.get('idempotent-replayed'),
+    )
+    const replayed = responses.filter((response) => response.headers.get('idempotent-replayed') === 'true')
+    const refused = responses.filter((response) => response.status === 402)
+    expect(fresh).toHaveLength(1)
+    expect(replayed.length + refused.length).toBe(49)
+    if (refused[0]) expect(await refused[0].json()).toMatchObject({ errorCode: 'nonce_replay' })
+    const answer = await fresh[0]!.text()
+    for (const response of replayed) expect(await response.text()).toBe(answer)
+    const retry = await post({ text: 'replay' }, { 'PAYMENT-SIGNATURE': header })
+    expect(retry.status).toBe(200)
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    expect(retry.headers.get('payment-response')).toBe(fresh[0]!.headers.get('payment-response'))
+    expect(await retry.text()).toBe(answer)
+    // The same payment for another request is a replayed nonce.
+    const other = await post({ text: 'another request' }, { 'PAYMENT-SIGNATURE': header })
+    expect(other.status).toBe(402)
+    expect(await other.json()).toMatchObject({ errorCode: 'nonce_replay' })
     expect((await balanceOf(setup.payTo)) - before).toBe(PRICE)
   })
 

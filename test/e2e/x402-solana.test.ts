@@ -220,13 +220,25 @@ describe('x402 on Solana: the service verifies and settles the exact SVM scheme 
       expect(await settlementRows()).toBe(before.rows)
     }
 
-    it('replay of a paid transaction: nonce_replay', async () => {
+    it('replay of a paid transaction: the same request gets the answer it bought, another request nonce_replay', async () => {
       const required = await challenge()
       const payload = await officialSvmClient(chain, chain.payers[3]!, rpc.url).createPaymentPayload(required)
       const header = encodePaymentSignatureHeader(payload)
-      expect((await post({ 'PAYMENT-SIGNATURE': header })).status).toBe(200)
+      const first = await post({ 'PAYMENT-SIGNATURE': header })
+      expect(first.status).toBe(200)
+      const answer = await first.text()
       const before = { payTo: await chain.balanceOf(chain.payTo.address), rows: await settlementRows() }
-      const replay = await post({ 'PAYMENT-SIGNATURE': header })
+      // A retry of the settled payment (its answer may not have arrived): the same answer, paid once.
+      const retry = await post({ 'PAYMENT-SIGNATURE': header })
+      expect(retry.status).toBe(200)
+      expect(retry.headers.get('idempotent-replayed')).toBe('true')
+      expect(retry.headers.get('payment-response')).toBe(first.headers.get('payment-response'))
+      expect(await retry.text()).toBe(answer)
+      const replay = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header },
+        body: JSON.stringify({ name: 'ANOTHER NAME' }),
+      })
       expect(replay.status).toBe(402)
       expect(await replay.json()).toMatchObject({ errorCode: 'nonce_replay' })
       expect(await chain.balanceOf(chain.payTo.address)).toBe(before.payTo)

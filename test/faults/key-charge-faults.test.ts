@@ -50,6 +50,12 @@ async function answered(response: Response | Error): Promise<boolean> {
   }
 }
 
+/** Key reservations neither captured nor released, as the test server counts them (test/support/paid-server-main.ts). */
+async function openReservations(url: string): Promise<number> {
+  const response = await fetch(`${new URL(url).origin}/test/open-reservations`)
+  return ((await response.json()) as { open: number }).open
+}
+
 async function keyState(database: Database, keyId: string) {
   const [key] = rowsOf<{ balance: unknown; spent: unknown }>(
     await database.db.execute(
@@ -90,6 +96,9 @@ async function killUnderLoad(env: Record<string, string>, open: () => Promise<Da
   const received = (await Promise.all(fast.map(async (pending) => answered(await pending)))).filter(
     Boolean,
   ).length
+  // A debit is captured just after its answer was written: killed before, an answer received would
+  // not be charged. Killed once every answered call is captured, the 500 still running are open.
+  await waitFor(async () => ((await openReservations(url)) === 500 ? true : undefined), 'the captures')
   child.kill('SIGKILL')
   await once(child, 'exit')
   const slow = await Promise.all(calls.filter((_, i) => i % 2 === 1))
@@ -106,6 +115,177 @@ async function killUnderLoad(env: Record<string, string>, open: () => Promise<Da
       spent: PRICE * 500n,
       open: 0,
     })
+  } finally {
+    await database.close()
+  }
+}
+
+/** How a load worker calls: REST or MCP (Streamable HTTP), with or without an idempotency key. */
+type Channel = 'rest' | 'rest-idem' | 'mcp' | 'mcp-idem'
+const CHANNELS: readonly Channel[] = ['rest', 'rest-idem', 'mcp', 'mcp-idem']
+const CONNECTIONS = 48
+const KILLS = 3
+
+/** One call of a worker: its body and, for the idempotent channels, its key (reused by the retry). */
+interface LoadCall {
+  channel: Channel
+  body: { text: string; wait_ms: number }
+  idempotencyKey?: string
+}
+
+/**
+ * Sends one call and says whether its answer was received whole (a 200 whose body parsed, MCP:
+ * a result that is not a tool error), and whether it was a replay.
+ */
+async function send(
+  url: string,
+  apiKey: string,
+  call: LoadCall,
+): Promise<{ received: boolean; status: number | 'network' }> {
+  const mcp = call.channel.startsWith('mcp')
+  const origin = new URL(url).origin
+  try {
+    const response = await fetch(mcp ? `${origin}/mcp` : url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'X-API-Key': apiKey,
+        ...(mcp ? { accept: 'application/json, text/event-stream' } : {}),
+        ...(!mcp && call.idempotencyKey ? { 'Idempotency-Key': call.idempotencyKey } : {}),
+      },
+      body: JSON.stringify(
+        mcp
+          ? {
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: {
+                name: 'paid_echo',
+                arguments: call.body,
+                ...(call.idempotencyKey ? { _meta: { idempotency_key: call.idempotencyKey } } : {}),
+              },
+            }
+          : call.body,
+      ),
+    })
+    const text = await response.text()
+    if (response.status !== 200) return { received: false, status: response.status }
+    const parsed = JSON.parse(text) as {
+      echo?: unknown
+      result?: { isError?: boolean; structuredContent?: { echo?: unknown } }
+    }
+    const echo = mcp
+      ? parsed.result?.isError
+        ? undefined
+        : parsed.result?.structuredContent?.echo
+      : parsed.echo
+    return { received: echo === call.body.text, status: 200 }
+  } catch {
+    return { received: false, status: 'network' }
+  }
+}
+
+/**
+ * 48 connections calling without pause, a quarter per channel and key, killed with SIGKILL three
+ * times, a new process started on the same database after each kill (its start-up sweep settles
+ * what the dead one left). Calls sent with an idempotency key that got no answer are retried with
+ * the same key until answered. At the end, per key: debits = answers received x price.
+ */
+async function killRepeatedlyUnderLoad(
+  env: Record<string, string>,
+  open: () => Promise<Database>,
+  label: string,
+) {
+  const initial = PRICE * 100_000n
+  const setup = await open()
+  const service = createApiKeyService({ db: setup.db, clock: { now: () => new Date() } })
+  const keys = new Map<Channel, { apiKey: string; keyId: string }>()
+  for (const channel of CHANNELS) {
+    const { apiKey, record } = await service.create({
+      email: `${channel}@example.com`,
+      tier: 'pro',
+      balance: initial,
+    })
+    keys.set(channel, { apiKey, keyId: record.id })
+  }
+  await setup.close()
+
+  const received = new Map<Channel, number>(CHANNELS.map((channel) => [channel, 0]))
+  const unanswered: LoadCall[] = []
+  let sequence = 0
+  const figures: string[] = []
+  let { child, url } = await startChild(env)
+  for (let kill = 1; kill <= KILLS; kill++) {
+    let stopping = false
+    let answeredThisRound = 0
+    const worker = async (index: number) => {
+      const channel = CHANNELS[index % CHANNELS.length]!
+      const { apiKey } = keys.get(channel)!
+      while (!stopping) {
+        const n = sequence++
+        const call: LoadCall = {
+          channel,
+          body: { text: `call-${n}`, wait_ms: n % 7 === 0 ? 200 : n % 5 },
+          ...(channel.endsWith('-idem') ? { idempotencyKey: `${label}-${n}` } : {}),
+        }
+        const outcome = await send(url, apiKey, call)
+        if (outcome.received) {
+          received.set(channel, received.get(channel)! + 1)
+          answeredThisRound++
+        } else if (call.idempotencyKey) {
+          unanswered.push(call)
+        }
+        if (outcome.status === 'network') return
+      }
+    }
+    const workers = Array.from({ length: CONNECTIONS }, (_, i) => worker(i))
+    // Under load: killed once this round has answered 600 calls (observable, not a sleep).
+    await waitFor(async () => (answeredThisRound >= 600 ? true : undefined), 'the load to run', 60_000)
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+    stopping = true
+    await Promise.all(workers)
+    const inFlight = unanswered.length
+    ;({ child, url } = await startChild(env))
+    // Every idempotent call that got no answer, retried with its key until it is answered.
+    while (unanswered.length > 0) {
+      const call = unanswered.shift()!
+      const { apiKey } = keys.get(call.channel)!
+      const outcome = await send(url, apiKey, call)
+      if (outcome.received) received.set(call.channel, received.get(call.channel)! + 1)
+      else {
+        expect(outcome.status).toBe(409)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        unanswered.push(call)
+      }
+    }
+    figures.push(
+      `kill ${kill}: ${answeredThisRound} answers in the round, ${inFlight} idempotent calls in flight, all recovered`,
+    )
+  }
+  child.kill('SIGTERM')
+  await once(child, 'exit')
+
+  const database = await open()
+  try {
+    const lines: string[] = []
+    for (const channel of CHANNELS) {
+      const state = await keyState(database, keys.get(channel)!.keyId)
+      const answers = BigInt(received.get(channel)!)
+      const debited = state.spent / PRICE
+      lines.push(`${channel}: ${answers} answers received, ${debited} debited`)
+      // Never debited for an answer that did not arrive; exact money; nothing left open.
+      expect(state.spent % PRICE).toBe(0n)
+      expect(debited).toBeLessThanOrEqual(answers)
+      expect(state.balance).toBe(initial - state.spent)
+      expect(state.open).toBe(0)
+      // The one window left: an answer written whole whose capture had not reached the database
+      // when the process died (at most one call per connection per kill).
+      expect(answers - debited).toBeLessThanOrEqual(BigInt((CONNECTIONS / CHANNELS.length) * KILLS))
+    }
+    console.info(
+      `kill -9 x${KILLS} under ${CONNECTIONS} connections (${label}): ${figures.join('; ')}; ${lines.join('; ')}`,
+    )
   } finally {
     await database.close()
   }
@@ -144,6 +324,11 @@ describe('key charges under faults', { timeout: 180_000 }, () => {
         victimCalls.filter((_, i) => i % 2 === 0).map(async (pending) => answered(await pending)),
       )
     ).filter(Boolean).length
+    // The victim's answered calls captured: left open are its 200 running calls and the survivor's 200.
+    await waitFor(
+      async () => ((await openReservations(victim.url)) <= 400 ? true : undefined),
+      "the victim's captures",
+    )
     victim.child.kill('SIGKILL')
     await once(victim.child, 'exit')
     const survivorAnswered = (
@@ -162,6 +347,21 @@ describe('key charges under faults', { timeout: 180_000 }, () => {
       await setup.close()
       survivor.child.kill('SIGKILL')
     }
+  })
+
+  it('kill -9 three times under 48 connections on PostgreSQL: never debited without an answer, per key; idempotent calls (REST, MCP) recovered', async () => {
+    const url = await testPostgresUrl('keykill3')
+    await killRepeatedlyUnderLoad(
+      { DATABASE_URL: url },
+      () => createDatabase({ url, maxConnections: 2 }),
+      'PostgreSQL',
+    )
+  })
+
+  it('kill -9 three times under 48 connections on PGlite: never debited without an answer, per key; idempotent calls (REST, MCP) recovered', async () => {
+    const { dataDir, remove } = await testPgliteDataDir('svc-keykill3-')
+    cleanups.push(remove)
+    await killRepeatedlyUnderLoad({ DATA_DIR: dataDir }, () => createDatabase({ dataDir }), 'PGlite')
   })
 
   it('kill -9 under 1,000 concurrent calls on PGlite: debits = answers received x price', async () => {
@@ -215,10 +415,11 @@ describe('key charges under faults', { timeout: 180_000 }, () => {
     const check = await createDatabase({ url: server.url, maxConnections: 2 })
     try {
       // Refunds that could not be written during the outage are written by the worker's sweep.
+      // Captures of answers delivered during the outage are written by the worker's sweep too.
       const after = await waitFor(async () => {
         const state = await keyState(check, record.id)
-        return state.spent === PRICE * BigInt(received) ? state : undefined
-      }, 'the sweep to give back the debits of unanswered calls')
+        return state.spent === PRICE * BigInt(received) && state.open === 0 ? state : undefined
+      }, 'the sweep to give back the debits of unanswered calls and capture the delivered ones')
       expect(after).toEqual({
         balance: initial - PRICE * BigInt(received),
         spent: PRICE * BigInt(received),

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../../core/payments/pricing.ts'
 import { type Database, rowsOf } from '../../core/store/database.ts'
 import { createService } from '../../server/compose.ts'
+import { serveHttp } from '../../server/http-server.ts'
 import { fetchChallenge, officialV2Client } from '../support/chain/official-payer.ts'
 import {
   type LocalPaymentSetup,
@@ -100,6 +101,7 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
     })
     // Observed through the new process's own connection (PGlite allows one process per folder).
     const database = restarted.database
+    let stopServer: (() => Promise<void>) | undefined
     try {
       const rows = await waitFor(
         async () => {
@@ -119,7 +121,33 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
       everyone.forEach((_, i) => {
         expect(balancesBefore[i]! - balancesAfter[i]!).toBe(PRICE * answersPerPayer[i]!)
       })
+      // After the restart, a settled payment sent again for the same request gets the answer it
+      // bought (kept on its ledger row), charged nothing; one whose call died unsettled is refused.
+      const { port } = await serveHttp(restarted.app.fetch, { port: 0, hostname: '127.0.0.1' }).then(
+        (served) => {
+          stopServer = served.close
+          return served
+        },
+      )
+      const again = (i: number) =>
+        fetch(`http://127.0.0.1:${port}${new URL(url).pathname}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': headers[i]!.header },
+          body: JSON.stringify(i % 2 === 0 ? { text: 'fast' } : { text: 'slow', wait_ms: 120_000 }),
+        })
+      for (const i of [0, 2, 4, 6, 8]) {
+        const replay = await again(i)
+        expect(replay.status).toBe(200)
+        expect(replay.headers.get('idempotent-replayed')).toBe('true')
+        expect(((await replay.json()) as { echo: string }).echo).toBe('fast')
+      }
+      const unsettled = await again(1)
+      expect(unsettled.status).toBe(402)
+      expect(await unsettled.json()).toMatchObject({ errorCode: 'nonce_replay' })
+      const balancesLast = await Promise.all(everyone.map((payer) => setup.usdc.balanceOf(payer.address)))
+      expect(balancesLast).toEqual(balancesAfter)
     } finally {
+      await stopServer?.()
       await restarted.close()
     }
   }

@@ -120,16 +120,19 @@ export async function verifyEvmPayment(
   }
   if (!signatureValid) return reject('invalid_signature', 'signature does not match the authorization', payer)
 
+  const paymentId = `${network.network}:${payer.toLowerCase()}:${authorization.nonce}`
   if (input.claimNonce !== false) {
     const expiresAt = new Date(input.now.getTime() + deps.config.replayWindowSeconds * 1000)
     const firstUse = await deps.nonceStore.claim(network.network, authorization.nonce, payer, expiresAt)
-    if (!firstUse) return reject('nonce_replay', `nonce ${authorization.nonce} was already used`, payer)
+    if (!firstUse) {
+      return reject('nonce_replay', `nonce ${authorization.nonce} was already used`, payer, paymentId)
+    }
   }
 
   const paymentRequirements = toStandardRequirement(requirement)
   return {
     isValid: true,
-    paymentId: `${network.network}:${payer.toLowerCase()}:${authorization.nonce}`,
+    paymentId,
     kind: 'evm',
     network: network.network,
     payer,

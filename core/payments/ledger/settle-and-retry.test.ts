@@ -283,4 +283,29 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     }
     expect(await keys.get(keyId)).toMatchObject({ balanceMicros: 400_000n, tier: 'pro' })
   })
+
+  it('keeps the answer a settled payment bought for the same request only, and forgets it a day later', async () => {
+    const { ledger, service } = setup([{}])
+    const paid = payment(soon())
+    const id = await ledger.reserve(paid, 'risk_score', null)
+    await service.settleReserved(id, paid)
+    await ledger.keepAnswer(id, 'request-a', { status: 200, body: '{"ok":true}' })
+    expect(await ledger.answerFor(paid.paymentId, 'request-a')).toMatchObject({
+      answer: { status: 200, body: '{"ok":true}' },
+      status: 'SETTLED',
+      amount: paid.amount,
+      response: { success: true, transaction: '0xabc', payer: PAYER },
+    })
+    expect(await ledger.answerFor(paid.paymentId, 'request-b')).toBeUndefined()
+    // A released payment (its call failed) keeps nothing to give back.
+    const failed = payment(soon())
+    const released = await ledger.reserve(failed, 'risk_score', null)
+    await ledger.release(released, 'operation failed; nothing charged')
+    await ledger.keepAnswer(released, 'request-a', { status: 200, body: '{}' })
+    expect(await ledger.answerFor(failed.paymentId, 'request-a')).toBeUndefined()
+    // Rows are stamped with the database's time; three days on, the kept answer is cleared.
+    clock.set(new Date(Date.now() + 3 * 86_400_000))
+    expect(await ledger.forgetAnswers(86_400_000)).toBeGreaterThanOrEqual(1)
+    expect(await ledger.answerFor(paid.paymentId, 'request-a')).toBeUndefined()
+  })
 })

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, lte, sql } from 'drizzle-orm'
+import { and, eq, lte, ne, sql } from 'drizzle-orm'
 import type { Micros } from '../../money.ts'
 import { settlements } from '../../store/schema.ts'
-import type { SettleResult } from '../settle-result.ts'
+import type { PaidAnswer } from '../charge.ts'
+import { buildPaymentResponse, type PaymentResponse, type SettleResult } from '../settle-result.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
 import { ledgerFigures } from './ledger-figures.ts'
 import { orphanSweep } from './orphan-sweep.ts'
@@ -23,6 +24,16 @@ export interface LedgerRow {
   amountMicros: Micros
   transaction: string | null
   lastError: string | null
+}
+
+/** The answer a settled (or deferred) payment bought, with what its receipt said. */
+export interface KeptAnswer {
+  answer: PaidAnswer
+  amount: Micros
+  /** PENDING: verified and held for the retry worker; SETTLED: on chain. */
+  status: 'PENDING' | 'SETTLED'
+  fallback: boolean
+  response: PaymentResponse
 }
 
 export interface SettlementLedgerOptions extends LedgerContext {
@@ -125,6 +136,57 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
         attempts: row.attempts,
         payment: loadPayment(row.payment as StoredPayment, config),
       }))
+    },
+
+    /**
+     * Keeps the answer a payment bought (after `complete`: settled or deferred), for a retry with
+     * the same payment and request; the answer may not have reached the caller.
+     */
+    async keepAnswer(id: string, requestHash: string, answer: PaidAnswer): Promise<void> {
+      await db
+        .update(settlements)
+        .set({ requestHash, answerStatus: answer.status, answerBody: answer.body })
+        .where(and(eq(settlements.id, id), ne(settlements.status, 'FAILED')))
+    },
+
+    /**
+     * The answer kept for this payment and request, unless the payment failed or was released
+     * (then there is nothing paid to give back); undefined for another request.
+     */
+    async answerFor(paymentId: string, requestHash: string): Promise<KeptAnswer | undefined> {
+      const [row] = await db
+        .select()
+        .from(settlements)
+        .where(and(eq(settlements.paymentId, paymentId), eq(settlements.requestHash, requestHash)))
+        .limit(1)
+      if (!row || row.answerStatus === null || row.status === 'FAILED') return undefined
+      return {
+        answer: { status: row.answerStatus, body: row.answerBody },
+        amount: row.amountMicros,
+        status: row.status as KeptAnswer['status'],
+        fallback: row.fallback,
+        response: buildPaymentResponse({
+          success: row.status === 'SETTLED',
+          transaction: row.transaction ?? undefined,
+          network: row.network,
+          payer: row.payer,
+          amount: row.amountMicros.toString(),
+        }),
+      }
+    },
+
+    /**
+     * Clears the answers kept for retries once they are older than `keepMs` (a retry with the same
+     * payment is refused long before: its nonce or blockhash has expired). Returns how many.
+     */
+    async forgetAnswers(keepMs: number): Promise<number> {
+      const before = new Date(clock.now().getTime() - keepMs)
+      const rows = await db
+        .update(settlements)
+        .set({ requestHash: null, answerStatus: null, answerBody: null })
+        .where(and(sql`${settlements.answerStatus} is not null`, lte(settlements.createdAt, before)))
+        .returning({ id: settlements.id })
+      return rows.length
     },
 
     async get(id: string): Promise<LedgerRow | null> {

@@ -244,18 +244,19 @@ export async function verifySvmPayment(deps: VerifySvmDeps, input: VerifySvmInpu
   }
 
   const payerSignatureBase58 = getBase58Decoder().decode(payerSignature)
+  const paymentId = `${network.network}:${payer}:${payerSignatureBase58}`
   if (input.claimNonce) {
     const expiresAt = new Date(input.now.getTime() + deps.config.replayWindowSeconds * 1000)
     // Hex, because the nonce store compares case-insensitively and base58 is case-sensitive.
     const nonce = `0x${Buffer.from(payerSignature).toString('hex')}`
     if (!(await deps.nonceStore.claim(network.network, nonce, payer, expiresAt))) {
-      return reject('nonce_replay', 'this Solana transaction was already used', payer)
+      return reject('nonce_replay', 'this Solana transaction was already used', payer, paymentId)
     }
   }
   const paymentRequirements = toStandardRequirement(requirement)
   return {
     isValid: true,
-    paymentId: `${network.network}:${payer}:${payerSignatureBase58}`,
+    paymentId,
     kind: 'solana',
     network: network.network,
     payer,

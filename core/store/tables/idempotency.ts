@@ -9,7 +9,9 @@ import { index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-or
  * capture; the capture statement marks the row `done` in the same statement that makes the debit
  * stand, and a release of the reservation (refund, sweep of a dead process) deletes the row, so an
  * answer is replayable exactly when it was paid (core/keys/reservations.ts). `claim_id` names the
- * process holding an `in_progress` row, so a process whose claim was taken over changes nothing.
+ * call holding an `in_progress` row, so a process whose claim was taken over changes nothing;
+ * `instance_id` names its process, so the sweep frees the claims of a process that died (a retry
+ * runs at once instead of waiting for the takeover).
  * `response_body` is the JSON text as answered (text, not jsonb, so a replay is byte for byte).
  * Rows are deleted 24 hours after `created_at` by the retention job (idempotency_records).
  */
@@ -24,6 +26,8 @@ export const idempotencyRecords = pgTable(
     /** in_progress | done */
     state: text('state').notNull(),
     claimId: text('claim_id').notNull(),
+    /** The process holding an `in_progress` claim (Database.holdLiveness); null for older rows. */
+    instanceId: text('instance_id'),
     reservationId: text('reservation_id'),
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),
@@ -36,5 +40,6 @@ export const idempotencyRecords = pgTable(
     index('idempotency_records_reservation_idx')
       .on(table.reservationId)
       .where(sql`reservation_id is not null`),
+    index('idempotency_records_claims_idx').on(table.instanceId).where(sql`state = 'in_progress'`),
   ],
 )

@@ -60,10 +60,21 @@ export const settlements = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     settledAt: timestamp('settled_at', { withTimezone: true }),
+    /**
+     * The answer this payment bought, kept so that a retry with the same payment and the same
+     * request (`request_hash`, as for Idempotency-Key) gets it again instead of a nonce-replay
+     * refusal: the payment was settled before the answer was sent, and the answer may not have
+     * arrived. JSON text as answered (null body for a 204); cleared a day later by the payment
+     * worker (SettlementLedger.forgetAnswers), long after the payment could be presented again.
+     */
+    requestHash: text('request_hash'),
+    answerStatus: integer('answer_status'),
+    answerBody: text('answer_body'),
   },
   (table) => [
     index('settlements_status_next_idx').on(table.status, table.nextAttemptAt),
     index('settlements_key_idx').on(table.keyId),
+    index('settlements_answers_idx').on(table.createdAt).where(sql`answer_status is not null`),
   ],
 )
 
