@@ -26,3 +26,38 @@ describe('key-creation limits in the configuration', () => {
     ).toThrow(/RATE_LIMIT_SIGNUP_EMAIL: use per-minute\/per-day\/per-month/)
   })
 })
+
+describe('WEBHOOKS_ALLOW_HTTP_LOOPBACK', () => {
+  it('is off by default, reads true or false, and names the variable on anything else', () => {
+    expect(loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off' }).WEBHOOKS_ALLOW_HTTP_LOOPBACK).toBe(false)
+    expect(
+      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true' })
+        .WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+    ).toBe(true)
+    expect(
+      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false' })
+        .WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+    ).toBe(false)
+    expect(() =>
+      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'yes' }),
+    ).toThrow(/WEBHOOKS_ALLOW_HTTP_LOOPBACK: use true or false/)
+  })
+
+  it('stops start-up naming the variable when NODE_ENV=production', () => {
+    expect(() =>
+      loadConfig({
+        SANCTIONS_DEFAULT_SOURCE: 'off',
+        NODE_ENV: 'production',
+        WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
+      }),
+    ).toThrow(/WEBHOOKS_ALLOW_HTTP_LOOPBACK: a development setting .*refused when NODE_ENV=production/)
+    // Explicitly off is fine in production.
+    expect(
+      loadConfig({
+        SANCTIONS_DEFAULT_SOURCE: 'off',
+        NODE_ENV: 'production',
+        WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false',
+      }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+    ).toBe(false)
+  })
+})
