@@ -9,7 +9,8 @@ import { ConfigSchema } from '../server/config.ts'
  * checked offline. The registry schema is vendored: test/support/mcp-registry/server.schema.json
  * is https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json, the schema
  * version server.json names (from github.com/modelcontextprotocol/static, schemas/2025-12-11,
- * commit a9ba437d9fbbe92076a24b20d56449ac7c7786ac). Bump both together on purpose.
+ * commit a9ba437d9fbbe92076a24b20d56449ac7c7786ac; byte for byte, sha256 3fba0959…4114de0, kept out of the
+ * formatter in biome.json). Bump both together on purpose.
  */
 
 const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'))
