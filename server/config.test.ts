@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_RATE_LIMITS } from '../core/limits/index.ts'
-import { testConfig } from '../test/support/test-config.ts'
+import { OFFLINE_LISTS, testConfig } from '../test/support/test-config.ts'
 import { loadConfig, rateLimitPolicyOf } from './config.ts'
 
 describe('key-creation limits in the configuration', () => {
@@ -21,32 +21,30 @@ describe('key-creation limits in the configuration', () => {
   })
 
   it('stops start-up naming the variable when the value is malformed', () => {
-    expect(() =>
-      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', RATE_LIMIT_SIGNUP_EMAIL: '3 per day' }),
-    ).toThrow(/RATE_LIMIT_SIGNUP_EMAIL: use per-minute\/per-day\/per-month/)
+    expect(() => loadConfig({ ...OFFLINE_LISTS, RATE_LIMIT_SIGNUP_EMAIL: '3 per day' })).toThrow(
+      /RATE_LIMIT_SIGNUP_EMAIL: use per-minute\/per-day\/per-month/,
+    )
   })
 })
 
 describe('WEBHOOKS_ALLOW_HTTP_LOOPBACK', () => {
   it('is off by default, reads true or false, and names the variable on anything else', () => {
-    expect(loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off' }).WEBHOOKS_ALLOW_HTTP_LOOPBACK).toBe(false)
+    expect(loadConfig({ ...OFFLINE_LISTS }).WEBHOOKS_ALLOW_HTTP_LOOPBACK).toBe(false)
     expect(
-      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true' })
-        .WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+      loadConfig({ ...OFFLINE_LISTS, WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,
     ).toBe(true)
     expect(
-      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false' })
-        .WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+      loadConfig({ ...OFFLINE_LISTS, WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false' }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,
     ).toBe(false)
-    expect(() =>
-      loadConfig({ SANCTIONS_DEFAULT_SOURCE: 'off', WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'yes' }),
-    ).toThrow(/WEBHOOKS_ALLOW_HTTP_LOOPBACK: use true or false/)
+    expect(() => loadConfig({ ...OFFLINE_LISTS, WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'yes' })).toThrow(
+      /WEBHOOKS_ALLOW_HTTP_LOOPBACK: use true or false/,
+    )
   })
 
   it('stops start-up naming the variable when NODE_ENV=production', () => {
     expect(() =>
       loadConfig({
-        SANCTIONS_DEFAULT_SOURCE: 'off',
+        ...OFFLINE_LISTS,
         NODE_ENV: 'production',
         WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
       }),
@@ -54,7 +52,7 @@ describe('WEBHOOKS_ALLOW_HTTP_LOOPBACK', () => {
     // Explicitly off is fine in production.
     expect(
       loadConfig({
-        SANCTIONS_DEFAULT_SOURCE: 'off',
+        ...OFFLINE_LISTS,
         NODE_ENV: 'production',
         WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false',
       }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,

@@ -87,7 +87,7 @@ describe('server.json for the MCP registry', () => {
     }
     const sanctions = variables.find((variable) => variable.name === 'SANCTIONS_DEFAULT_SOURCE')!
     expect(sanctions.choices).toEqual(ConfigSchema.shape.SANCTIONS_DEFAULT_SOURCE.unwrap().options)
-    expect(sanctions.default).toBe(ConfigSchema.parse({}).SANCTIONS_DEFAULT_SOURCE)
+    expect(sanctions.default).toBe(ConfigSchema.shape.SANCTIONS_DEFAULT_SOURCE.parse(undefined))
   })
 
   it('offers the Streamable HTTP endpoint at /mcp with the X-API-Key header (optional: x402 pays without it)', () => {
