@@ -26,3 +26,36 @@ describe('key-creation limits in the configuration', () => {
     )
   })
 })
+
+describe('WEBHOOKS_ALLOW_HTTP_LOOPBACK', () => {
+  it('is off by default, reads true or false, and names the variable on anything else', () => {
+    expect(loadConfig({ ...OFFLINE_LISTS }).WEBHOOKS_ALLOW_HTTP_LOOPBACK).toBe(false)
+    expect(
+      loadConfig({ ...OFFLINE_LISTS, WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+    ).toBe(true)
+    expect(
+      loadConfig({ ...OFFLINE_LISTS, WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false' }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+    ).toBe(false)
+    expect(() => loadConfig({ ...OFFLINE_LISTS, WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'yes' })).toThrow(
+      /WEBHOOKS_ALLOW_HTTP_LOOPBACK: use true or false/,
+    )
+  })
+
+  it('stops start-up naming the variable when NODE_ENV=production', () => {
+    expect(() =>
+      loadConfig({
+        ...OFFLINE_LISTS,
+        NODE_ENV: 'production',
+        WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
+      }),
+    ).toThrow(/WEBHOOKS_ALLOW_HTTP_LOOPBACK: a development setting .*refused when NODE_ENV=production/)
+    // Explicitly off is fine in production.
+    expect(
+      loadConfig({
+        ...OFFLINE_LISTS,
+        NODE_ENV: 'production',
+        WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'false',
+      }).WEBHOOKS_ALLOW_HTTP_LOOPBACK,
+    ).toBe(false)
+  })
+})

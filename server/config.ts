@@ -237,6 +237,12 @@ export const ConfigSchema = z.object({
       )
       .optional(),
   ),
+  // Development on one machine: also admit plain http receivers on 127.0.0.1, localhost and [::1]
+  // (any port). Refused when NODE_ENV=production; https rules are unchanged either way.
+  WEBHOOKS_ALLOW_HTTP_LOOPBACK: z
+    .enum(['true', 'false'], 'use true or false')
+    .default('false')
+    .transform((value) => value === 'true'),
   WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
@@ -271,6 +277,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (parsed.data.CREDIT_PROVIDER === 'openapi' && !parsed.data.OPENAPI_RISK_TOKEN) {
     throw new Error('invalid configuration:\n  OPENAPI_RISK_TOKEN: required when CREDIT_PROVIDER=openapi')
+  }
+  if (parsed.data.WEBHOOKS_ALLOW_HTTP_LOOPBACK && parsed.data.NODE_ENV === 'production') {
+    throw new Error(
+      'invalid configuration:\n  WEBHOOKS_ALLOW_HTTP_LOOPBACK: a development setting (plain http webhooks to this machine), refused when NODE_ENV=production; unset it',
+    )
   }
   if (Boolean(parsed.data.CIR_USERNAME) !== Boolean(parsed.data.CIR_PASSWORD)) {
     throw new Error('invalid configuration:\n  CIR_USERNAME, CIR_PASSWORD: set both or neither')

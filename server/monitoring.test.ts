@@ -16,6 +16,19 @@ describe('monitoring configuration', () => {
     ).toThrow(/tests only/)
   })
 
+  it('refuses the loopback http development setting when NODE_ENV=production, even past loadConfig', () => {
+    const config = testConfig({
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEYS: 'a'.repeat(64),
+      WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
+    })
+    expect(() =>
+      buildMonitoring(config, {} as Database, systemClock, () => {}, createSecretBox([Buffer.alloc(32)]), {
+        instanceId: 'x',
+      }),
+    ).toThrow(/WEBHOOKS_ALLOW_HTTP_LOOPBACK: a development setting, refused when NODE_ENV=production/)
+  })
+
   it('needs WEBHOOK_SECRET_KEYS in production and names a bad value at start-up', () => {
     expect(() => webhookSecretBox(testConfig({ NODE_ENV: 'production' }), true)).toThrow(
       /WEBHOOK_SECRET_KEYS: required/,

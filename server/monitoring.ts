@@ -72,8 +72,24 @@ export function buildMonitoring(
       'the loopback webhook receiver override is for tests only and refused when NODE_ENV=production',
     )
   }
+  // The composition root re-checks what loadConfig refuses: a Config built another way (tests,
+  // ConfigSchema.parse) must not open loopback http in production either.
+  if (config.WEBHOOKS_ALLOW_HTTP_LOOPBACK && config.NODE_ENV === 'production') {
+    throw new Error(
+      'invalid configuration:\n  WEBHOOKS_ALLOW_HTTP_LOOPBACK: a development setting, refused when NODE_ENV=production',
+    )
+  }
   const testReceivers = options.testReceivers
-  const guard = testReceivers ? { testReceivers } : {}
+  const guard = {
+    ...(testReceivers ? { testReceivers } : {}),
+    ...(config.WEBHOOKS_ALLOW_HTTP_LOOPBACK ? { allowHttpLoopback: true } : {}),
+  }
+  if (config.WEBHOOKS_ALLOW_HTTP_LOOPBACK) {
+    log(
+      'warn',
+      'webhooks: plain http receivers on 127.0.0.1, localhost and [::1] are admitted (WEBHOOKS_ALLOW_HTTP_LOOPBACK=true, development only)',
+    )
+  }
   const webhooks = createWebhookStore({ db: database.db, box, clock })
   const watchlist = createWatchlistStore(database.db, clock, config.WATCHLIST_MAX_ENTRIES)
   const worker =

@@ -5,10 +5,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
   InitializeRequestSchema,
   isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
   PingRequestSchema,
@@ -29,6 +31,7 @@ import {
 import type { Receipt } from '../core/payments/charge.ts'
 import { type TierPrices, tierView } from '../core/payments/pricing.ts'
 import { toProblem, withInstance } from '../http/problem.ts'
+import { getPrompt, listPrompts } from './mcp-prompts.ts'
 
 export interface McpToolsetOptions {
   runtime: OperationRuntime
@@ -366,6 +369,8 @@ const SDK_PARSED_REQUESTS: ReadonlyMap<string, RequestSchema> = new Map<string, 
   ['initialize', InitializeRequestSchema],
   ['tools/list', ListToolsRequestSchema],
   ['ping', PingRequestSchema],
+  ['prompts/list', ListPromptsRequestSchema],
+  ['prompts/get', GetPromptRequestSchema],
 ])
 
 /** The -32602 answer to a request whose params its method's schema refuses; undefined when they pass. */
@@ -471,11 +476,16 @@ export function createMcpServer(
 ): Server {
   const server = new ParamsCheckingServer(
     { name: 'validation-service', version: toolset.version },
-    { capabilities: { tools: {} } },
+    { capabilities: { tools: {}, prompts: {} } },
   )
   if (options.onResultSent) server.onResultSent = options.onResultSent
   const toolNames = new Set(toolset.tools.map((tool) => tool.name))
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolset.tools }))
+  // Prompts for the common jobs (tools/mcp-prompts.ts): one page, the list is short and fixed.
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: listPrompts() }))
+  server.setRequestHandler(GetPromptRequestSchema, async (request) =>
+    getPrompt(request.params.name, request.params.arguments),
+  )
   // tools/call is served by the fallback handler because the SDK's own tools/call handler parses
   // the request first and answers `arguments` that are not an object (a string, an array, null)
   // with a JSON-RPC error (-32603). Here they reach the pipeline, which answers a tool error with

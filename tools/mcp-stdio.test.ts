@@ -47,4 +47,27 @@ describe('MCP over stdio', () => {
       detail: [{ field: '(arguments)', message: 'expected object, received array' }],
     })
   })
+
+  it('lists and renders the prompts', async () => {
+    expect(client.getServerCapabilities()?.prompts).toBeDefined()
+    const { prompts } = await client.listPrompts()
+    expect(prompts.map((prompt) => prompt.name)).toEqual([
+      'screen_counterparty',
+      'verify_lead_list',
+      'check_agent_wallet_before_paying',
+    ])
+    const prompt = await client.getPrompt({
+      name: 'check_agent_wallet_before_paying',
+      arguments: { wallet: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' },
+    })
+    expect(prompt.messages[0]?.content).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining(
+        'Call agent_check with {"wallet":"0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"}',
+      ),
+    })
+    await expect(client.getPrompt({ name: 'screen_counterparty', arguments: {} })).rejects.toThrow(
+      /name: required/,
+    )
+  })
 })

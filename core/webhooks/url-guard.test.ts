@@ -186,4 +186,63 @@ describe('webhook URL guard (SSRF)', () => {
     expect((await checkWebhookUrl('https://169.254.169.254/', { lookup, testReceivers })).ok).toBe(false)
     expect((await checkWebhookUrl('https://internal.example.com/', { lookup, testReceivers })).ok).toBe(false)
   })
+
+  it('admits plain http to loopback only under the development setting', async () => {
+    const dev = { lookup, allowHttpLoopback: true }
+    for (const [url, address, port] of [
+      ['http://127.0.0.1:4000/hooks', '127.0.0.1', 4000],
+      ['http://localhost:8080/', '127.0.0.1', 8080],
+      ['http://LOCALHOST/hooks', '127.0.0.1', 80],
+      ['http://[::1]:9000/hooks', '::1', 9000],
+    ] as const) {
+      expect(await checkWebhookUrl(url, dev), url).toMatchObject({ ok: true, address, port })
+      // Without the setting: the production rules, unchanged.
+      expect(await checkWebhookUrl(url, { lookup }), url).toEqual({ ok: false, detail: 'URL must use HTTPS' })
+    }
+    // The setting opens loopback http only: other private, link-local, metadata or public http
+    // hosts, names resolving to loopback, and credentials stay refused.
+    for (const url of [
+      'http://10.0.0.1/',
+      'http://192.168.1.10:4000/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://hooks.example.com/hook',
+      'http://loopback.example.com/',
+      'http://localtest.me/',
+      'http://127.0.0.2/',
+      'http://0.0.0.0:4000/',
+      'http://[::]/',
+      'http://api.localhost/',
+      'http://user:pass@127.0.0.1/',
+      'ftp://127.0.0.1/',
+    ]) {
+      expect((await checkWebhookUrl(url, dev)).ok, url).toBe(false)
+    }
+    expect(await checkWebhookUrl('http://10.0.0.1/', dev)).toEqual({
+      ok: false,
+      detail: 'URL must use HTTPS (plain http is admitted only for 127.0.0.1, localhost and [::1])',
+    })
+    // https keeps every production rule, with or without the setting: loopback, private and
+    // metadata hosts are refused, a public host is admitted.
+    for (const options of [{ lookup }, dev]) {
+      for (const url of [
+        'https://127.0.0.1/',
+        'https://localhost/',
+        'https://[::1]/',
+        'https://10.0.0.1/',
+        'https://169.254.169.254/',
+        'https://loopback.example.com/',
+      ]) {
+        expect((await checkWebhookUrl(url, options)).ok, url).toBe(false)
+      }
+      expect((await checkWebhookUrl('https://hooks.example.com/', options)).ok).toBe(true)
+    }
+  })
+
+  it('with the development setting on, still refuses every hostile URL form', async () => {
+    const accepted: string[] = []
+    for (const url of HOSTILE) {
+      if ((await checkWebhookUrl(url, { lookup, allowHttpLoopback: true })).ok) accepted.push(url)
+    }
+    expect(accepted).toEqual([])
+  })
 })

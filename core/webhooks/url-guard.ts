@@ -14,6 +14,8 @@ import {
  * `https://0x7f.1/`) into dotted quads first, so they are judged as the address they are.
  * Checked at registration and again before every delivery; the delivery connects to the
  * address checked here (pinned), so a second DNS answer cannot redirect it.
+ * With `allowHttpLoopback` (development only), plain http to this machine's loopback is admitted
+ * too; https URLs keep every rule above.
  */
 
 /**
@@ -31,6 +33,13 @@ export interface LoopbackReceiverOverride {
 export interface UrlGuardOptions {
   lookup?: LookupAll
   testReceivers?: LoopbackReceiverOverride
+  /**
+   * Development on one machine: also admit plain `http://` receivers on this machine's loopback
+   * (`127.0.0.1`, `localhost`, `[::1]`, any port). Everything else keeps the production rules
+   * (https only, public addresses only). The composition root sets it from an explicit setting
+   * that is refused when NODE_ENV=production.
+   */
+  allowHttpLoopback?: boolean
 }
 
 export type UrlCheck =
@@ -46,6 +55,18 @@ function admitted(
   return testReceivers !== undefined && address.class === 'loopback' && address.address === '127.0.0.1'
 }
 
+/**
+ * The loopback http receivers the development setting admits, and the address each connects to.
+ * `localhost` is pinned to 127.0.0.1 without asking DNS (RFC 6761: it is this machine, and a
+ * resolver must not be able to point it elsewhere).
+ */
+function loopbackHttpAddress(hostname: string): { address: string; family: 4 | 6 } | undefined {
+  // The URL parser has already normalised the spelling (127.1 -> 127.0.0.1, [0::1] -> [::1], case).
+  if (hostname === 'localhost' || hostname === '127.0.0.1') return { address: '127.0.0.1', family: 4 }
+  if (hostname === '::1') return { address: '::1', family: 6 }
+  return undefined
+}
+
 /** Checks a webhook URL and resolves the address to connect to. Never throws. */
 export async function checkWebhookUrl(raw: string, options: UrlGuardOptions = {}): Promise<UrlCheck> {
   let url: URL
@@ -53,6 +74,18 @@ export async function checkWebhookUrl(raw: string, options: UrlGuardOptions = {}
     url = new URL(raw)
   } catch {
     return { ok: false, detail: 'URL is not a valid absolute URL' }
+  }
+  if (url.protocol === 'http:' && options.allowHttpLoopback) {
+    if (url.username || url.password) return { ok: false, detail: 'URL must not carry credentials' }
+    const hostname = url.hostname.replace(/^\[|\]$/g, '')
+    const pinned = loopbackHttpAddress(hostname)
+    if (!pinned) {
+      return {
+        ok: false,
+        detail: 'URL must use HTTPS (plain http is admitted only for 127.0.0.1, localhost and [::1])',
+      }
+    }
+    return { ok: true, url, hostname, port: url.port ? Number(url.port) : 80, ...pinned }
   }
   if (url.protocol !== 'https:') return { ok: false, detail: 'URL must use HTTPS' }
   if (url.username || url.password) return { ok: false, detail: 'URL must not carry credentials' }

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
 import {
@@ -55,6 +57,49 @@ describe('signing and secrets', () => {
       30_000, 60_000, 120_000, 240_000, 480_000,
     ])
     expect(backoffMs(2, () => 0.999)).toBeLessThanOrEqual(36_000)
+  })
+})
+
+describe('one delivery attempt over plain http to loopback (development setting)', () => {
+  const received: { headers: IncomingHttpHeaders; body: string }[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
+      res.writeHead(204).end()
+    })
+  })
+  let port = 0
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+  })
+  afterAll(() => new Promise((resolve) => server.close(resolve)))
+
+  it('delivers signed to http://127.0.0.1 and http://localhost with the setting, and refuses without it', async () => {
+    const body = '{"event":"webhook.test","event_id":"e-http"}'
+    const headers = { [HEADER]: signBody('whsec_dev', body) }
+    for (const url of [`http://127.0.0.1:${port}/hooks`, `http://localhost:${port}/hooks`]) {
+      expect(await deliverOnce(url, body, headers, { allowHttpLoopback: true }), url).toMatchObject({
+        delivered: true,
+        status_code: 204,
+        error: null,
+      })
+      const last = received.at(-1)!
+      expect(last.body).toBe(body)
+      expect(verifySignature('whsec_dev', last.body, last.headers['x-service-signature'] as string)).toBe(
+        true,
+      )
+    }
+    const count = received.length
+    // A webhook registered under the setting: once the service runs without it, every attempt is refused.
+    expect(await deliverOnce(`http://127.0.0.1:${port}/hooks`, body, headers)).toMatchObject({
+      delivered: false,
+      status_code: null,
+      error: 'refused: URL must use HTTPS',
+    })
+    expect(received.length).toBe(count)
   })
 })
 

@@ -7,7 +7,8 @@
  * Kept free of service imports, so it can be copied into any Node.js project.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { createServer, type Server } from 'node:https'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer, type Server } from 'node:https'
 
 export interface ReceivedEvent {
   event: string
@@ -51,35 +52,59 @@ export function handleDelivery(
   return { status: 200, outcome: 'processed' }
 }
 
-/** An HTTPS server running handleDelivery on every POST. */
+/**
+ * A server running handleDelivery on every POST, on 127.0.0.1: HTTPS with `key` and `cert`, plain
+ * HTTP without them (a laptop receiver, which the service admits only under
+ * WEBHOOKS_ALLOW_HTTP_LOOPBACK=true).
+ */
 export function startReceiver(options: {
   secret: () => string
-  key: string
-  cert: string
+  key?: string
+  cert?: string
+  /** 0 (default): any free port. */
+  port?: number
   onEvent: (event: ReceivedEvent, rawBody: Buffer) => void
-  onOutcome?: (outcome: Outcome) => void
-}): Promise<{ server: Server; port: number }> {
+  onOutcome?: (outcome: Outcome, event: ReceivedEvent | undefined) => void
+}): Promise<{ server: Server | ReturnType<typeof createHttpServer>; port: number }> {
   const seen = new Set<string>()
-  const server = createServer({ key: options.key, cert: options.cert }, (req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const signature = req.headers['x-service-signature']
+      const raw = Buffer.concat(chunks)
       const { status, outcome } = handleDelivery(
         options.secret(),
-        Buffer.concat(chunks),
+        raw,
         typeof signature === 'string' ? signature : undefined,
         seen,
         options.onEvent,
       )
-      options.onOutcome?.(outcome)
+      options.onOutcome?.(
+        outcome,
+        outcome === 'bad_signature' || outcome === 'bad_body' ? undefined : parsed(raw),
+      )
       res.writeHead(status, { 'content-type': 'text/plain' }).end(outcome)
     })
-  })
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
+  }
+  const server =
+    options.key && options.cert
+      ? createHttpsServer({ key: options.key, cert: options.cert }, handler)
+      : createHttpServer(handler)
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       const address = server.address()
       resolve({ server, port: typeof address === 'object' && address ? address.port : 0 })
-    }),
-  )
+    })
+  })
+}
+
+/** The event of a body already verified (for logging only). */
+function parsed(raw: Buffer): ReceivedEvent | undefined {
+  try {
+    return JSON.parse(raw.toString('utf8')) as ReceivedEvent
+  } catch {
+    return undefined
+  }
 }
