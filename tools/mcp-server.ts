@@ -16,6 +16,7 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { bazaarExtensionOf, withBazaar } from '../core/discovery/bazaar.ts'
 import { describeOperation, type OperationDescription } from '../core/discovery/describe-operation.ts'
 import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
 import type { RateLimitState } from '../core/limits/index.ts'
@@ -245,6 +246,21 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   const { runtime, operations } = options
   const byId = new Map(operations.map((operation) => [operation.id, operation]))
   const tools: Tool[] = operations.map(toolOf)
+  const priced = new Map(
+    operations
+      .filter((operation) => operation.price)
+      .map((operation) => [operation.id, describeOperation(operation)]),
+  )
+  /**
+   * A tool's 402 with the Bazaar discovery data of the REST route it stands for: the challenge
+   * names that route as its resource, so the data describes the route (method, body, path).
+   */
+  const discoverable = (error: unknown, operationId: string, resource: string) => {
+    const description = priced.get(operationId)
+    if (!description || !(error instanceof PaymentRequiredError)) return error
+    const path = pathOf(resource)
+    return withBazaar(error, (detail) => bazaarExtensionOf(description, { detail, path }))
+  }
 
   return {
     version: options.version,
@@ -290,7 +306,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
         }
       } catch (error) {
         const instance = operation.http.problemInstance ? pathOf(resource) : undefined
-        return errorResult(error, requestId, options.onError, instance)
+        return errorResult(discoverable(error, operation.id, resource), requestId, options.onError, instance)
       }
     },
   }

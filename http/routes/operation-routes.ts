@@ -1,5 +1,8 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
+import { bazaarExtensionOf, withBazaar } from '../../core/discovery/bazaar.ts'
+import { describeOperation } from '../../core/discovery/describe-operation.ts'
+import { PaymentRequiredError } from '../../core/errors.ts'
 import {
   type AnyOperation,
   colonPath,
@@ -54,6 +57,12 @@ export function operationRoutes(
 ) {
   const app = new Hono<AppEnv>()
   for (const operation of operations) {
+    const description = operation.price ? describeOperation(operation) : undefined
+    /** The route's 402 with its Bazaar discovery data (path parameters of this request). */
+    const discoverable = (error: unknown, path: string) =>
+      description && error instanceof PaymentRequiredError
+        ? withBazaar(error, (detail) => bazaarExtensionOf(description, { detail, path }))
+        : error
     app.on(operation.http.method, routePath(operation.http.path), async (c) => {
       const request: InvocationRequest = {
         apiKey: c.req.header('x-api-key'),
@@ -67,7 +76,9 @@ export function operationRoutes(
         idempotencyKey: c.req.header('idempotency-key'),
         idempotencyKeyField: 'Idempotency-Key',
       }
-      const result = await invokeOperation(runtime, operation, request)
+      const result = await invokeOperation(runtime, operation, request).catch((error: unknown) => {
+        throw discoverable(error, c.req.path)
+      })
       if (result.replayed) c.header('Idempotent-Replayed', 'true')
       for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
       if (result.rateLimit) {
