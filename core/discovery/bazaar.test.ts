@@ -165,6 +165,18 @@ describe('x402 Bazaar discovery data', () => {
       expect(body.accepts[0]).toHaveProperty('outputSchema', bazaarV1OutputSchemaOf(bazaarExtensionOf(leads)))
     })
 
+    it('gives a 402 that refuses a payment the header extension in the body too', () => {
+      const refused = challenge(1)
+      const rejection = new PaymentRequiredError({
+        paymentRequired: { ...refused.paymentRequired, errorCode: 'insufficient_funds' },
+        body: { ...refused.body, errorCode: 'insufficient_funds' },
+      })
+      const error = withBazaar(rejection, (detail) => bazaarExtensionOf(leads, { detail }))
+      const body = error.body as { extensions: { bazaar: BazaarExtension } }
+      expect(body.extensions.bazaar).toEqual(bazaarExtensionOf(leads, { detail: 'compact' }))
+      expect(headerOf(error).extensions.bazaar).toEqual(body.extensions.bazaar)
+    })
+
     it('falls back to the minimal extension when the compact one would pass the header budget', () => {
       const error = withBazaar(challenge(5), (detail) => bazaarExtensionOf(leads, { detail }))
       const bazaar = headerOf(error).extensions.bazaar

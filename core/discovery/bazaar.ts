@@ -178,35 +178,38 @@ export function bazaarV1OutputSchemaOf(extension: BazaarExtension): Record<strin
 /**
  * A 402 challenge with the route's discovery data (`extension` renders it at a detail): the v2
  * view (the `PAYMENT-REQUIRED` header, MCP) gets the `compact` extension, or the `minimal` one
- * when `compact` would take the header past PAYMENT_REQUIRED_HEADER_BUDGET; the x402 v1 body
- * the `full` one plus each item's v1 `outputSchema`. Both name the service on `resource`
- * (serviceName, tags). Why not the full extension in the header: x402 clients echo it in the
- * PAYMENT-SIGNATURE header of the paid retry, and a 25 KB request header is refused by Node
- * (16 KB) and most proxies.
+ * when `compact` would take the header past PAYMENT_REQUIRED_HEADER_BUDGET; the x402 v1 body of
+ * a plain challenge the `full` one, and each of its items the v1 `outputSchema`. Both name the
+ * service on `resource` (serviceName, tags). Why not the full extension in the header: x402
+ * clients echo it in the PAYMENT-SIGNATURE header of the paid retry, and a 25 KB request header
+ * is refused by Node (16 KB) and most proxies. A 402 that refuses a sent payment (`errorCode`)
+ * carries the header's extension in its body too: the payer already has the full data, and the
+ * refusal never spells out the schema of an answer it withholds.
  */
 export function withBazaar(
   error: PaymentRequiredError,
   extension: (detail: BazaarDetail) => BazaarExtension,
 ): PaymentRequiredError {
-  const header = error.paymentRequired as { resource?: object; extensions?: object }
+  const header = error.paymentRequired as { resource?: object; extensions?: object; errorCode?: string }
   const body = error.body as { resource?: object; extensions?: object; accepts?: object[] }
-  const full = extension('full')
-  const outputSchema = bazaarV1OutputSchemaOf(full)
   const headerWith = (detail: BazaarDetail) => ({
     ...header,
     resource: { ...header.resource, ...BAZAAR_RESOURCE_METADATA },
     extensions: { ...header.extensions, bazaar: extension(detail) },
   })
   const compact = headerWith('compact')
-  const fits = encodeBase64Json(compact).length <= PAYMENT_REQUIRED_HEADER_BUDGET
+  const paymentRequired =
+    encodeBase64Json(compact).length <= PAYMENT_REQUIRED_HEADER_BUDGET ? compact : headerWith('minimal')
+  const bodyExtension = header.errorCode === undefined ? extension('full') : paymentRequired.extensions.bazaar
+  const outputSchema = bazaarV1OutputSchemaOf(bodyExtension)
   return new PaymentRequiredError(
     {
-      paymentRequired: fits ? compact : headerWith('minimal'),
+      paymentRequired,
       body: {
         ...body,
         resource: { ...body.resource, ...BAZAAR_RESOURCE_METADATA },
         ...(body.accepts ? { accepts: body.accepts.map((item) => ({ ...item, outputSchema })) } : {}),
-        extensions: { ...body.extensions, bazaar: full },
+        extensions: { ...body.extensions, bazaar: bodyExtension },
       },
     },
     error.message,
