@@ -6,13 +6,13 @@ import {
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BAZAAR_SERVICE_NAME, BAZAAR_TAGS } from '../core/discovery/bazaar.ts'
 import { describeOperation } from '../core/discovery/describe-operation.ts'
 import { operations } from '../core/operations/registry.ts'
 import { PRICES } from '../core/payments/pricing.ts'
 import type { Service } from '../server/compose.ts'
 import { createTestService } from '../test/support/service.ts'
 import { paymentRequiredOf } from '../test/support/tool-errors.ts'
+import { BAZAAR_SERVICE_NAME, BAZAAR_TAGS } from './bazaar.ts'
 
 /** What many proxies allow per header line (nginx, AWS ALB, Cloudflare): 8 KB. */
 const HEADER_LIMIT = 8 * 1024

@@ -16,7 +16,6 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { bazaarExtensionOf, withBazaar } from '../core/discovery/bazaar.ts'
 import { describeOperation, type OperationDescription } from '../core/discovery/describe-operation.ts'
 import { PaymentRequiredError, ServiceError } from '../core/errors.ts'
 import type { RateLimitState } from '../core/limits/index.ts'
@@ -29,6 +28,7 @@ import {
 } from '../core/operations/index.ts'
 import type { Receipt } from '../core/payments/charge.ts'
 import { type TierPrices, tierView } from '../core/payments/pricing.ts'
+import { bazaarExtensionsFor, withBazaar } from '../http/bazaar.ts'
 import { toProblem, withInstance } from '../http/problem.ts'
 
 export interface McpToolsetOptions {
@@ -249,17 +249,16 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   const priced = new Map(
     operations
       .filter((operation) => operation.price)
-      .map((operation) => [operation.id, describeOperation(operation)]),
+      .map((operation) => [operation.id, bazaarExtensionsFor(describeOperation(operation))]),
   )
   /**
    * A tool's 402 with the Bazaar discovery data of the REST route it stands for: the challenge
    * names that route as its resource, so the data describes the route (method, body, path).
    */
   const discoverable = (error: unknown, operationId: string, resource: string) => {
-    const description = priced.get(operationId)
-    if (!description || !(error instanceof PaymentRequiredError)) return error
-    const path = pathOf(resource)
-    return withBazaar(error, (detail) => bazaarExtensionOf(description, { detail, path }))
+    const extensions = priced.get(operationId)
+    if (!extensions || !(error instanceof PaymentRequiredError)) return error
+    return withBazaar(error, extensions(pathOf(resource)))
   }
 
   return {

@@ -8,7 +8,6 @@ import {
   KEY_UPGRADE_PRICES,
   type OperationPrice,
 } from '../payments/pricing.ts'
-import { BAZAAR_RESOURCE_METADATA, type BazaarExtension, bazaarExtensionOf } from './bazaar.ts'
 import { describeOperation, type OperationDescription, type OperationPrices } from './describe-operation.ts'
 
 /** The path of the key top-up route (a payment route, not a registry operation). */
@@ -25,33 +24,17 @@ function pricedDescriptions(operations: readonly AnyOperation[]): PricedDescript
 
 /**
  * The public `/.well-known/x402.json` of a registry: each priced operation's route and prices,
- * plus the key top-ups, so the document cannot drift from what 402 challenges ask. Each operation
- * carries the x402 Bazaar discovery data its 402 body carries (`extensions.bazaar`, full detail:
- * input and output JSON Schemas), and the document names the service as the challenges'
- * `resource` does (`serviceName`, `tags`). The operations are described once; the document is
- * built per payment config and public URL.
+ * plus the key top-ups, so the document cannot drift from what 402 challenges ask. The operations
+ * are described once; the document is built per payment config and public URL.
  */
 export function x402DiscoveryOf(operations: readonly AnyOperation[]) {
   const routes: Record<string, DiscoveryRoute> = { [KEY_UPGRADE_OPERATION_ID]: KEY_UPGRADE_ROUTE }
   const prices: Record<string, OperationPrice> = {}
-  const bazaar: Record<string, BazaarExtension> = {}
-  for (const description of pricedDescriptions(operations)) {
-    const { id, method, path, prices: price } = description
+  for (const { id, method, path, prices: price } of pricedDescriptions(operations)) {
     routes[id] = { method, path }
     prices[id] = { x402: price.x402, account: price.account, ...(price.unit ? { unit: price.unit } : {}) }
-    bazaar[id] = bazaarExtensionOf(description)
   }
-  return (config: PaymentConfig, baseUrl: string) => {
-    const document = buildX402Discovery({ config, baseUrl, routes, prices })
-    return {
-      ...document,
-      ...BAZAAR_RESOURCE_METADATA,
-      operations: document.operations.map((entry) => {
-        const extension = bazaar[entry.operation]
-        return extension ? { ...entry, extensions: { bazaar: extension } } : entry
-      }),
-    }
-  }
+  return (config: PaymentConfig, baseUrl: string) => buildX402Discovery({ config, baseUrl, routes, prices })
 }
 
 /** Whether a payment requirement is one this service issues: its own resource at one of its prices. */

@@ -1,6 +1,5 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { bazaarExtensionOf, withBazaar } from '../../core/discovery/bazaar.ts'
 import { describeOperation } from '../../core/discovery/describe-operation.ts'
 import { PaymentRequiredError } from '../../core/errors.ts'
 import {
@@ -10,6 +9,7 @@ import {
   invokeOperation,
   type OperationRuntime,
 } from '../../core/operations/index.ts'
+import { bazaarExtensionsFor, withBazaar } from '../bazaar.ts'
 import type { AppEnv } from '../env.ts'
 import { receiptHeaders } from '../payment-headers.ts'
 import { rateLimitHeaders } from '../rate-limit-headers.ts'
@@ -57,12 +57,10 @@ export function operationRoutes(
 ) {
   const app = new Hono<AppEnv>()
   for (const operation of operations) {
-    const description = operation.price ? describeOperation(operation) : undefined
+    const extensions = operation.price ? bazaarExtensionsFor(describeOperation(operation)) : undefined
     /** The route's 402 with its Bazaar discovery data (path parameters of this request). */
     const discoverable = (error: unknown, path: string) =>
-      description && error instanceof PaymentRequiredError
-        ? withBazaar(error, (detail) => bazaarExtensionOf(description, { detail, path }))
-        : error
+      extensions && error instanceof PaymentRequiredError ? withBazaar(error, extensions(path)) : error
     app.on(operation.http.method, routePath(operation.http.path), async (c) => {
       const request: InvocationRequest = {
         apiKey: c.req.header('x-api-key'),

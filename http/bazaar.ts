@@ -1,15 +1,16 @@
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar'
-import { PaymentRequiredError } from '../errors.ts'
-import { colonPath, fillPath } from '../operations/route-path.ts'
-import { encodeBase64Json } from '../payments/challenge.ts'
-import type { JsonSchema, OperationDescription } from './describe-operation.ts'
+import type { JsonSchema, OperationDescription } from '../core/discovery/describe-operation.ts'
+import { PaymentRequiredError } from '../core/errors.ts'
+import { colonPath, fillPath } from '../core/operations/route-path.ts'
+import { encodeBase64Json } from '../core/payments/challenge.ts'
 
 /**
  * The x402 Bazaar discovery extension (coinbase/x402 `specs/extensions/bazaar.md`): what a
  * facilitator catalogs about a paid route, its method, input (example and JSON Schema) and
  * output, in the `extensions.bazaar` of a 402 challenge and in `/.well-known/x402.json`. Built
  * with the official `@x402/extensions` builder from the one operation description, so it cannot
- * drift from the route, the OpenAPI document or the MCP tool list.
+ * drift from the route, the OpenAPI document or the MCP tool list. It lives with the adapters:
+ * core takes no x402 package, and the extension describes the REST route.
  */
 
 /**
@@ -127,6 +128,28 @@ export function bazaarExtensionOf(
 }
 
 /**
+ * The extensions of one operation per request path, for `withBazaar`: built once per detail for
+ * a route without path parameters (the same on every 402), per request otherwise.
+ */
+export function bazaarExtensionsFor(
+  description: OperationDescription,
+): (path: string) => (detail: BazaarDetail) => BazaarExtension {
+  if (description.placement.path.length > 0) {
+    return (path) => (detail) => bazaarExtensionOf(description, { detail, path })
+  }
+  const built = new Map<BazaarDetail, BazaarExtension>()
+  const cached = (detail: BazaarDetail) => {
+    let extension = built.get(detail)
+    if (!extension) {
+      extension = bazaarExtensionOf(description, { detail })
+      built.set(detail, extension)
+    }
+    return extension
+  }
+  return () => cached
+}
+
+/**
  * Without an output example the official builder leaves `output` out; the output schema is still
  * worth cataloging, so `info.output` says the answer is JSON and the schema describes its example
  * slot (which stays empty, as the spec allows).
@@ -214,4 +237,27 @@ export function withBazaar(
     },
     error.message,
   )
+}
+
+/**
+ * `/.well-known/x402.json` with the Bazaar discovery data: the service metadata the challenges put
+ * on `resource` (serviceName, tags) and, per priced operation, the `full` extension its 402 body
+ * carries, so the document and the challenges cannot disagree.
+ */
+export function x402DocumentWithBazaar<D extends { operations: { operation: string }[] }>(
+  operations: readonly OperationDescription[],
+): (document: D) => D & typeof BAZAAR_RESOURCE_METADATA {
+  const extensions = new Map(
+    operations
+      .filter((description) => description.prices !== null)
+      .map((description) => [description.id, bazaarExtensionOf(description)]),
+  )
+  return (document) => ({
+    ...document,
+    ...BAZAAR_RESOURCE_METADATA,
+    operations: document.operations.map((entry) => {
+      const extension = extensions.get(entry.operation)
+      return extension ? { ...entry, extensions: { bazaar: extension } } : entry
+    }),
+  })
 }

@@ -6,18 +6,19 @@ import {
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
 import { describe, expect, it } from 'vitest'
-import { PaymentRequiredError } from '../errors.ts'
-import { operations } from '../operations/registry.ts'
-import { encodeBase64Json } from '../payments/challenge.ts'
+import { describeOperation } from '../core/discovery/describe-operation.ts'
+import { PaymentRequiredError } from '../core/errors.ts'
+import { operations } from '../core/operations/registry.ts'
+import { encodeBase64Json } from '../core/payments/challenge.ts'
 import {
   BAZAAR_RESOURCE_METADATA,
   type BazaarExtension,
   bazaarExtensionOf,
+  bazaarExtensionsFor,
   bazaarV1OutputSchemaOf,
   PAYMENT_REQUIRED_HEADER_BUDGET,
   withBazaar,
 } from './bazaar.ts'
-import { describeOperation } from './describe-operation.ts'
 
 /** Both validators of the official `@x402/extensions` package: info against its schema, and the spec's rules. */
 function officialErrors(extension: BazaarExtension): string[] {
@@ -100,6 +101,15 @@ describe('x402 Bazaar discovery data', () => {
     expect(extension.routeTemplate).toBe('/v1/entities/:entity_id/check')
     expect(extension.info.input).toMatchObject({ pathParams: { entity_id: 'acme-1' } })
     expect(officialErrors(extension)).toEqual([])
+  })
+
+  it('builds a static route’s extensions once per detail, equal to a fresh build', () => {
+    const description = describeOperation(
+      operations.find((operation) => operation.id === 'sanctions_screen')!,
+    )
+    const extensions = bazaarExtensionsFor(description)
+    expect(extensions('/v1/sanctions/screen')('compact')).toBe(extensions('/elsewhere')('compact'))
+    expect(extensions('/v1/sanctions/screen')('full')).toEqual(bazaarExtensionOf(description))
   })
 
   it('fails the official validation when the example does not match the declared schema', () => {
