@@ -30,6 +30,7 @@ import {
 } from '../core/operations/index.ts'
 import type { Receipt } from '../core/payments/charge.ts'
 import { type TierPrices, tierView } from '../core/payments/pricing.ts'
+import { bazaarExtensionsFor, withBazaar } from '../http/bazaar.ts'
 import { toProblem, withInstance } from '../http/problem.ts'
 import { getPrompt, listPrompts } from './mcp-prompts.ts'
 
@@ -281,6 +282,20 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   const { runtime, operations } = options
   const byId = new Map(operations.map((operation) => [operation.id, operation]))
   const tools: Tool[] = operations.map(toolOf)
+  const priced = new Map(
+    operations
+      .filter((operation) => operation.price)
+      .map((operation) => [operation.id, bazaarExtensionsFor(describeOperation(operation))]),
+  )
+  /**
+   * A tool's 402 with the Bazaar discovery data of the REST route it stands for: the challenge
+   * names that route as its resource, so the data describes the route (method, body, path).
+   */
+  const discoverable = (error: unknown, operationId: string, resource: string) => {
+    const extensions = priced.get(operationId)
+    if (!extensions || !(error instanceof PaymentRequiredError)) return error
+    return withBazaar(error, extensions(pathOf(resource)))
+  }
 
   const toolset: McpToolset = {
     version: options.version,
@@ -336,7 +351,15 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
         return { result: toolResult, settle: result.settle }
       } catch (error) {
         const instance = operation.http.problemInstance ? pathOf(resource) : undefined
-        return { result: errorResult(error, requestId, options.onError, instance), settle: nothingToSettle }
+        return {
+          result: errorResult(
+            discoverable(error, operation.id, resource),
+            requestId,
+            options.onError,
+            instance,
+          ),
+          settle: nothingToSettle,
+        }
       }
     },
   }

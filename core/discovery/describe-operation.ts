@@ -77,6 +77,11 @@ export interface OperationDescription {
   /** A valid input (checked against the operation's schema by the tests). */
   exampleInput: Record<string, unknown>
   /**
+   * The sandbox mock's answer to `exampleInput`, when the operation has a mock: a real output
+   * shape (the tests check mocks against the output schema), shown as the discovery example.
+   */
+  exampleOutput?: Record<string, unknown>
+  /**
    * The charging rule: the parts the answer needs. When one cannot run because of the service's
    * own state (lists loading, a source not configured) the call is a 503 and charges nothing.
    */
@@ -122,6 +127,15 @@ function restBodyOf(operation: AnyOperation, output: JsonSchema): JsonSchema {
   return property
 }
 
+/** The deterministic sandbox mock's answer to the example input; none without a mock. */
+function exampleOutputOf(operation: AnyOperation, exampleInput: Record<string, unknown>) {
+  if (!operation.mock) return undefined
+  const parsed = operation.input.safeParse(exampleInput)
+  if (!parsed.success) return undefined
+  const output = operation.mock(parsed.data)
+  return typeof output === 'object' && output !== null ? (output as Record<string, unknown>) : undefined
+}
+
 /**
  * Describes a registry operation once, from its definition: the schemas rendered from its zod
  * input and output, where each input field travels over REST, its prices per payment method and
@@ -133,6 +147,8 @@ export function describeOperation(operation: AnyOperation): OperationDescription
   const output = toJsonSchema(operation.output, 'output')
   const { method } = operation.http
   const readOnly = operation.price === null && method === 'GET'
+  const exampleInput = exampleInputFor(input)
+  const exampleOutput = exampleOutputOf(operation, exampleInput)
   return {
     id: operation.id,
     title: titleOf(operation),
@@ -154,7 +170,8 @@ export function describeOperation(operation: AnyOperation): OperationDescription
       idempotent: readOnly || method === 'DELETE',
       openWorld: operation.openWorld ?? false,
     },
-    exampleInput: exampleInputFor(input),
+    exampleInput,
+    ...(exampleOutput ? { exampleOutput } : {}),
     essentials: operation.essentials?.parts ?? [],
   }
 }

@@ -20,7 +20,7 @@ const upgradedKeySchema = {
 const discoverySchema = {
   type: 'object',
   description:
-    'Networks, USDC contracts, payTo addresses and every price per quality tier; {x402Version, enabled: false, note} when x402 is not configured.',
+    'Networks, USDC contracts, payTo addresses and every price per quality tier, with the x402 Bazaar discovery data of each priced operation; {x402Version, enabled: false, note} when x402 is not configured.',
   properties: {
     x402Version: { type: 'integer' },
     enabled: { type: 'boolean', const: false },
@@ -37,7 +37,21 @@ const discoverySchema = {
         'One entry per accepted network: CAIP-2 network, asset, payTo; EVM networks add eip712, Solana networks extra.feePayer (the key x402 SVM clients name as fee payer: the service itself when SOLANA_FEE_PAYER_KEY is set).',
       items: { type: 'object', additionalProperties: true },
     },
-    operations: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    serviceName: {
+      type: 'string',
+      description: 'x402 Bazaar service name (the resource.serviceName of every 402 challenge)',
+    },
+    tags: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'x402 Bazaar service tags (the resource.tags of every 402 challenge)',
+    },
+    operations: {
+      type: 'array',
+      description:
+        'One entry per priced operation: method, path, resource URL, prices per tier, and extensions.bazaar (coinbase/x402 specs/extensions/bazaar.md: info.input with the method and an example input, info.output, and the JSON Schema validating info, which holds the input and output schemas)',
+      items: { type: 'object', additionalProperties: true },
+    },
     keyUpgrades: { type: 'array', items: { type: 'object', additionalProperties: true } },
     paymentHeaders: { type: 'array', items: { type: 'string' } },
     qualityHeader: { type: 'string' },

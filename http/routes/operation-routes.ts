@@ -1,5 +1,7 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
+import { describeOperation } from '../../core/discovery/describe-operation.ts'
+import { PaymentRequiredError } from '../../core/errors.ts'
 import {
   type AnyOperation,
   colonPath,
@@ -8,6 +10,7 @@ import {
   invokeOperation,
   type OperationRuntime,
 } from '../../core/operations/index.ts'
+import { bazaarExtensionsFor, withBazaar } from '../bazaar.ts'
 import { settleOnDelivery } from '../delivery.ts'
 import type { AppEnv } from '../env.ts'
 import { receiptHeaders } from '../payment-headers.ts'
@@ -56,6 +59,10 @@ export function operationRoutes(
 ) {
   const app = new Hono<AppEnv>()
   for (const operation of operations) {
+    const extensions = operation.price ? bazaarExtensionsFor(describeOperation(operation)) : undefined
+    /** The route's 402 with its Bazaar discovery data (path parameters of this request). */
+    const discoverable = (error: unknown, path: string) =>
+      extensions && error instanceof PaymentRequiredError ? withBazaar(error, extensions(path)) : error
     app.on(operation.http.method, routePath(operation.http.path), async (c) => {
       const request: InvocationRequest = {
         apiKey: c.req.header('x-api-key'),
@@ -69,7 +76,9 @@ export function operationRoutes(
         idempotencyKey: c.req.header('idempotency-key'),
         idempotencyKeyField: 'Idempotency-Key',
       }
-      const result = await invokeOperation(runtime, operation, request)
+      const result = await invokeOperation(runtime, operation, request).catch((error: unknown) => {
+        throw discoverable(error, c.req.path)
+      })
       let response: Response
       try {
         response = answerResponse(c, operation, result)

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { describeOperation } from '../../core/discovery/describe-operation.ts'
 import { issuedRequirementCheck, x402DiscoveryOf } from '../../core/discovery/x402-discovery.ts'
 import type { ApiKeyService } from '../../core/keys/index.ts'
 import { keyUsageView } from '../../core/keys/index.ts'
@@ -11,6 +12,7 @@ import {
 import { purchaseKeyUpgrade } from '../../core/payments/key-upgrade.ts'
 import type { X402Payments } from '../../core/payments/payment-gate.ts'
 import { failedSettleResponse } from '../../core/payments/settle-result.ts'
+import { x402DocumentWithBazaar } from '../bazaar.ts'
 import type { AppEnv } from '../env.ts'
 import { settlementHeaders } from '../payment-headers.ts'
 import { paymentHeader, readJsonBody } from '../request.ts'
@@ -38,10 +40,11 @@ export function paymentRoutes(options: PaymentRoutesOptions) {
   const { x402, keys } = options
   const isIssued = issuedRequirementCheck(options.operations, options.publicBaseUrl)
   const discovery = x402DiscoveryOf(options.operations)
+  const withBazaar = x402DocumentWithBazaar(options.operations.map(describeOperation))
   return new Hono<AppEnv>()
     .get('/.well-known/x402.json', (c) => {
       if (!x402) return c.json({ x402Version: 2, enabled: false, note: 'x402 payments are not configured' })
-      return c.json({ ...discovery(x402.config, options.publicBaseUrl), ...HTTP_PAYMENT_FIELDS })
+      return c.json({ ...withBazaar(discovery(x402.config, options.publicBaseUrl)), ...HTTP_PAYMENT_FIELDS })
     })
     .post('/x402/verify', async (c) => {
       if (!x402) return c.json({ isValid: false, invalidReason: 'unsupported_network' }, 400)

@@ -1,4 +1,4 @@
-import { decodePaymentResponseHeader } from '@x402/core/http'
+import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http'
 import { wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch'
 import { createWalletClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -49,7 +49,15 @@ describe('official x402 clients paying POST /v1/sanctions/screen', () => {
 
   it('@x402/fetch (v2) pays 0.005 USDC and gets the screen result', async () => {
     const before = await setup.usdc.balanceOf(setup.payTo)
-    const response = await wrapFetchV2(fetch, officialV2Client(setup, setup.payerKeys[0]!))(url, {
+    // The payment headers the client sends: it echoes the challenge's Bazaar discovery data.
+    const sent: string[] = []
+    const recording: typeof fetch = (input, init) => {
+      const request = new Request(input, init)
+      const payment = request.headers.get('payment-signature')
+      if (payment) sent.push(payment)
+      return fetch(request)
+    }
+    const response = await wrapFetchV2(recording, officialV2Client(setup, setup.payerKeys[0]!))(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,
@@ -60,6 +68,11 @@ describe('official x402 clients paying POST /v1/sanctions/screen', () => {
       success: true,
     })
     expect((await setup.usdc.balanceOf(setup.payTo)) - before).toBe(PRICE)
+    expect(sent).toHaveLength(1)
+    console.info(`PAYMENT-SIGNATURE header of the paid retry: ${sent[0]!.length} bytes`)
+    const payload = decodePaymentSignatureHeader(sent[0]!)
+    expect(payload.extensions?.bazaar).toMatchObject({ info: { input: { type: 'http', method: 'POST' } } })
+    expect(payload.resource).toMatchObject({ serviceName: expect.any(String), tags: expect.any(Array) })
   })
 
   it('x402-fetch (v1) pays 0.005 USDC and gets the screen result', async () => {
