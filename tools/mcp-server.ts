@@ -25,6 +25,7 @@ import { formatUsdShort } from '../core/money.ts'
 import {
   type AnyOperation,
   fillPath,
+  type InvocationResult,
   invokeOperation,
   type OperationRuntime,
 } from '../core/operations/index.ts'
@@ -273,6 +274,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** The tool result of an answer: the output as structured content and text, receipt and limits in `_meta`. */
+function toolResultOf(result: InvocationResult): CallToolResult {
+  const output = (result.output ?? {}) as Record<string, unknown>
+  const receipt = receiptMeta(result.receipt)
+  const meta =
+    receipt || result.rateLimit || result.replayed
+      ? {
+          ...receipt,
+          ...(result.rateLimit ? { [RATE_LIMIT_META]: rateLimitView(result.rateLimit) } : {}),
+          ...(result.replayed ? { [IDEMPOTENT_REPLAYED_META]: true } : {}),
+        }
+      : undefined
+  return {
+    structuredContent: output,
+    content: [{ type: 'text', text: JSON.stringify(output) }],
+    ...(meta ? { _meta: meta } : {}),
+  }
+}
+
 /**
  * The registry as MCP tools: a tool per operation with the route's input schema, through the same
  * pipeline as REST (authenticate, validate, charge, run). Built once: schemas are rendered here,
@@ -320,8 +340,10 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
       // the pipeline refuses them with the 422 field list, as a tool error.
       const args = params.arguments === undefined ? {} : params.arguments
       const resource = resourceUrl(options.resourceBase, operation, isPlainObject(args) ? args : {})
+      const instance = operation.http.problemInstance ? pathOf(resource) : undefined
+      let result: InvocationResult
       try {
-        const result = await invokeOperation(runtime, operation, {
+        result = await invokeOperation(runtime, operation, {
           apiKey,
           input: args,
           quality: metaString(params._meta, QUALITY_META),
@@ -333,33 +355,17 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
           idempotencyKey: params._meta?.[IDEMPOTENCY_KEY_META] ?? undefined,
           idempotencyKeyField: `_meta.${IDEMPOTENCY_KEY_META}`,
         })
-        const output = (result.output ?? {}) as Record<string, unknown>
-        const receipt = receiptMeta(result.receipt)
-        const meta =
-          receipt || result.rateLimit || result.replayed
-            ? {
-                ...receipt,
-                ...(result.rateLimit ? { [RATE_LIMIT_META]: rateLimitView(result.rateLimit) } : {}),
-                ...(result.replayed ? { [IDEMPOTENT_REPLAYED_META]: true } : {}),
-              }
-            : undefined
-        const toolResult: CallToolResult = {
-          structuredContent: output,
-          content: [{ type: 'text', text: JSON.stringify(output) }],
-          ...(meta ? { _meta: meta } : {}),
-        }
-        return { result: toolResult, settle: result.settle }
       } catch (error) {
-        const instance = operation.http.problemInstance ? pathOf(resource) : undefined
-        return {
-          result: errorResult(
-            discoverable(error, operation.id, resource),
-            requestId,
-            options.onError,
-            instance,
-          ),
-          settle: nothingToSettle,
-        }
+        // Nothing was charged: the pipeline released what it held before it threw.
+        const failure = discoverable(error, operation.id, resource)
+        return { result: errorResult(failure, requestId, options.onError, instance), settle: nothingToSettle }
+      }
+      try {
+        return { result: toolResultOf(result), settle: result.settle }
+      } catch (error) {
+        // The answer could not be rendered, so it is never delivered: the charge is given back.
+        await result.settle(false)
+        return { result: errorResult(error, requestId, options.onError, instance), settle: nothingToSettle }
       }
     },
   }
