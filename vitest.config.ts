@@ -24,9 +24,19 @@ export default defineConfig({
     // Most test time is waiting (PGlite, child processes, sockets), so a 2-core machine keeps
     // more files in flight than it has cores. minThreads = maxThreads: vitest 3.2 terminates
     // shared workers mid-file when the pool may shrink (vitest-dev/vitest#8133).
+    // --no-memory-protection-keys: on CPUs with memory protection keys (PKU), V8's tracking of
+    // JIT/WebAssembly code pages races when many PGlite instances come and go across threads and
+    // aborts the process (V8_Fatal in ThreadIsolation::UnregisterAllocation; nodejs/node#64500).
+    // The npm test script starts vitest with the flag (a V8 flag is process-wide, so the worker
+    // threads have it); the forks get it here.
     poolOptions: {
       threads: { isolate: false, minThreads: workers, maxThreads: workers },
-      forks: { isolate: true, minForks: workers, maxForks: workers },
+      forks: {
+        isolate: true,
+        minForks: workers,
+        maxForks: workers,
+        execArgv: ['--no-memory-protection-keys'],
+      },
     },
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
