@@ -239,8 +239,8 @@ async function killRepeatedlyUnderLoad(
       }
     }
     const workers = Array.from({ length: CONNECTIONS }, (_, i) => worker(i))
-    // Under load: killed once this round has answered 600 calls (observable, not a sleep).
-    await waitFor(async () => (answeredThisRound >= 600 ? true : undefined), 'the load to run', 60_000)
+    // Under load: killed once this round has answered 300 calls (observable, not a sleep).
+    await waitFor(async () => (answeredThisRound >= 300 ? true : undefined), 'the load to run', 60_000)
     child.kill('SIGKILL')
     await once(child, 'exit')
     stopping = true

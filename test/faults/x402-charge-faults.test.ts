@@ -20,13 +20,13 @@ import { startPaidServerChild, waitFor } from '../support/paid-server.ts'
 import { testConfig } from '../support/test-config.ts'
 
 /**
- * Kill -9 under 1,000 concurrent x402 calls, restart, sweep. Half the calls
+ * Kill -9 under 400 concurrent x402 calls, restart, sweep. Half the calls
  * answer before the kill; the other half are verified (their ledger rows reserved) and still
  * running when the process dies. Afterwards, on chain, every payer paid exactly for the answers it
  * received, and the ledger says so: one SETTLED row per answer, the rest FAILED, none PENDING.
  */
 const PRICE = PRICES.risk_score.x402.fresh
-const CALLS = 1_000
+const CALLS = 400
 
 describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
   let setup: LocalPaymentSetup
@@ -58,7 +58,7 @@ describe('x402 charges under kill -9', { timeout: 240_000 }, () => {
     children.push(started.child)
     const { child, url } = started
 
-    // One challenge, then 1,000 payments signed by the official client (each with its own nonce),
+    // One challenge, then 400 payments signed by the official client (each with its own nonce),
     // spread over the funded payers.
     const challenge = await fetchChallenge(url)
     const everyone = payers()
