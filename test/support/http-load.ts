@@ -13,6 +13,10 @@ export interface HttpLoadSpec {
   headers?: Record<string, string>
   /** Request bodies sent in turn, one per request. */
   bodies?: string[]
+  /** Extra headers sent in turn, one set per request (e.g. a fresh x402 payment each). */
+  headerSets?: Record<string, string>[]
+  /** Stop after this many requests instead of at the end of `duration` (still bounded by it). */
+  amount?: number
   /** Seconds. */
   duration: number
   connections: number
@@ -31,11 +35,13 @@ export function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadFigures> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...process.execArgv, fileURLToPath(import.meta.url), JSON.stringify(spec)],
+      [...process.execArgv, fileURLToPath(import.meta.url), '--load-child'],
       {
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'inherit'],
       },
     )
+    // The spec goes through stdin: thousands of signed payments do not fit in an argument list.
+    child.stdin.end(JSON.stringify(spec))
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8')
@@ -60,21 +66,34 @@ async function loadChild(spec: HttpLoadSpec): Promise<void> {
   }>
   let next = 0
   const bodies = spec.bodies ?? []
+  const headerSets = spec.headerSets ?? []
+  const rotates = bodies.length > 0 || headerSets.length > 0
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
-    duration: spec.duration,
+    ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration }),
     pipelining: 1,
     requests: [
       {
         method: spec.method,
         headers: spec.headers ?? {},
-        ...(bodies.length
+        ...(rotates
           ? {
-              setupRequest: (request: Record<string, unknown>) => ({
-                ...request,
-                body: bodies[next++ % bodies.length],
-              }),
+              setupRequest: (request: Record<string, unknown>) => {
+                const i = next++
+                return {
+                  ...request,
+                  ...(bodies.length ? { body: bodies[i % bodies.length] } : {}),
+                  ...(headerSets.length
+                    ? {
+                        headers: {
+                          ...(request.headers as Record<string, string>),
+                          ...headerSets[i % headerSets.length],
+                        },
+                      }
+                    : {}),
+                }
+              },
             }
           : {}),
       },
@@ -90,8 +109,14 @@ async function loadChild(spec: HttpLoadSpec): Promise<void> {
   console.log(JSON.stringify(figures))
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  loadChild(JSON.parse(process.argv[2]!) as HttpLoadSpec).catch((error) => {
+async function readStdin(): Promise<string> {
+  let text = ''
+  for await (const chunk of process.stdin) text += chunk
+  return text
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--load-child') {
+  loadChild(JSON.parse(await readStdin()) as HttpLoadSpec).catch((error) => {
     console.error(error)
     process.exit(1)
   })
