@@ -13,7 +13,7 @@
  *   (`@x402/core` x402Client + `@x402/evm` ExactEvmScheme) for the service's own 402 challenge,
  *   for a TestUSDC on a local anvil chain posing as Base Sepolia; the service verifies each
  *   signature itself and settles through a facilitator on 127.0.0.1 that answers at once (our own
- *   cost, not a chain's). Run for X402_PAYMENTS requests (default 6000), or DURATION_S if sooner.
+ *   cost, not a chain's). Run for X402_PAYMENTS requests (default 4000), or DURATION_S if sooner.
  * The service runs in a child process of its own (no load generator, no signer in it), with
  * all three real lists (OFAC SDN Advanced, EU, UN) read from files on its first start, and
  * RATE_LIMITS=off (this measures the paid path, not the limiter: bench/rate-limit.ts does).
@@ -21,7 +21,7 @@
  * database's share: PGlite's WebAssembly heap and buffers, or a postgres.js pool), the peak
  * during the first load (VmHWM), idle RSS 5 s after the load, and RSS after the load runs.
  * Money: the key lost exactly (its successful calls x the account price).
- * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (6000), DATABASE_URL (else a throwaway PostgreSQL).
+ * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -50,7 +50,7 @@ import { testConfig } from '../test/support/test-config.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
-const X402_PAYMENTS = Number(process.env.X402_PAYMENTS ?? 6000)
+const X402_PAYMENTS = Number(process.env.X402_PAYMENTS ?? 4000)
 const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
 const self = fileURLToPath(import.meta.url)
 
@@ -284,6 +284,7 @@ async function main(): Promise<void> {
       bodies,
       headerSets: payments.slice(0, warmCount),
       amount: warmCount,
+      duration: 2,
     })
     const x402Screen = await runHttpLoad({
       ...common,

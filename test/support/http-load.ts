@@ -58,46 +58,58 @@ export function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadFigures> {
 /** The child: runs autocannon and prints its figures as one JSON line. */
 async function loadChild(spec: HttpLoadSpec): Promise<void> {
   const require = createRequire(import.meta.url)
-  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<{
+  type Result = {
     requests: { average: number; total: number }
     latency: { p50: number; p99: number }
     non2xx: number
     errors: number
-  }>
+  }
+  const autocannon = require('autocannon') as (
+    options: Record<string, unknown>,
+    done: (error: unknown, result: Result) => void,
+  ) => { stop(): void }
   let next = 0
   const bodies = spec.bodies ?? []
   const headerSets = spec.headerSets ?? []
   const rotates = bodies.length > 0 || headerSets.length > 0
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration }),
-    pipelining: 1,
-    requests: [
+  let instance: { stop(): void } | undefined
+  const result = await new Promise<Result>((resolve, reject) => {
+    instance = autocannon(
       {
-        method: spec.method,
-        headers: spec.headers ?? {},
-        ...(rotates
-          ? {
-              setupRequest: (request: Record<string, unknown>) => {
-                const i = next++
-                return {
-                  ...request,
-                  ...(bodies.length ? { body: bodies[i % bodies.length] } : {}),
-                  ...(headerSets.length
-                    ? {
-                        headers: {
-                          ...(request.headers as Record<string, string>),
-                          ...headerSets[i % headerSets.length],
-                        },
-                      }
-                    : {}),
+        url: spec.url,
+        connections: spec.connections,
+        ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration }),
+        pipelining: 1,
+        requests: [
+          {
+            method: spec.method,
+            headers: spec.headers ?? {},
+            ...(rotates
+              ? {
+                  setupRequest: (request: Record<string, unknown>) => {
+                    const i = next++
+                    return {
+                      ...request,
+                      ...(bodies.length ? { body: bodies[i % bodies.length] } : {}),
+                      ...(headerSets.length
+                        ? {
+                            headers: {
+                              ...(request.headers as Record<string, string>),
+                              ...headerSets[i % headerSets.length],
+                            },
+                          }
+                        : {}),
+                    }
+                  },
                 }
-              },
-            }
-          : {}),
+              : {}),
+          },
+        ],
       },
-    ],
+      (error, result) => (error ? reject(error) : resolve(result)),
+    )
+    // With `amount`, autocannon ignores `duration`: stop it there all the same.
+    if (spec.amount) setTimeout(() => instance?.stop(), spec.duration * 1000).unref()
   })
   const figures: HttpLoadFigures = {
     requests_per_s: Number(result.requests.average.toFixed(1)),
