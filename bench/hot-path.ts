@@ -24,8 +24,17 @@
  * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer } from 'node:http'
+import { Session } from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -112,7 +121,24 @@ async function serviceChild(): Promise<void> {
     },
   }
   console.log(JSON.stringify(ready))
+  const profileDir = process.env.HOT_PATH_CPU_PROF
+  const session = profileDir ? new Session() : undefined
+  session?.connect()
+  let profiling: string | undefined
   for await (const line of createInterface({ input: process.stdin })) {
+    if (line.startsWith('profile ') && session) {
+      profiling = line.slice('profile '.length)
+      await session.post('Profiler.enable')
+      await session.post('Profiler.start')
+    }
+    if (line.startsWith('profile')) {
+      if (line === 'profile-end' && session && profiling) {
+        const { profile } = await session.post('Profiler.stop')
+        writeFileSync(path.join(profileDir!, `${profiling}.cpuprofile`), JSON.stringify(profile))
+      }
+      console.log(JSON.stringify({ ok: true }))
+      continue
+    }
     if (line !== 'report') continue
     const key = (await service.runtime.keys.get(record.id))!
     console.log(
@@ -268,14 +294,38 @@ async function main(): Promise<void> {
       headers: json,
       bodies,
     })
-    const health = await measure({ ...common, url: `${ready.baseUrl}/health`, method: 'GET' })
-    const keyScreen = await measure({
+    /** With HOT_PATH_CPU_PROF=<folder>, the service writes a CPU profile of each measured run there. */
+    const profiled = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+      service.child.stdin!.write(`profile ${label}\n`)
+      await service.nextLine()
+      try {
+        return await run()
+      } finally {
+        service.child.stdin!.write('profile-end\n')
+        await service.nextLine()
+      }
+    }
+    await runHttpLoad({ ...common, duration: 2, url: `${ready.baseUrl}/health`, method: 'GET' })
+    const health = await profiled('health', () =>
+      runHttpLoad({ ...common, url: `${ready.baseUrl}/health`, method: 'GET' }),
+    )
+    await runHttpLoad({
       ...common,
+      duration: 2,
       url: screenUrl,
       method: 'POST',
       headers: { ...json, 'x-api-key': ready.apiKey },
       bodies,
     })
+    const keyScreen = await profiled('key-screen', () =>
+      runHttpLoad({
+        ...common,
+        url: screenUrl,
+        method: 'POST',
+        headers: { ...json, 'x-api-key': ready.apiKey },
+        bodies,
+      }),
+    )
     // Warm the x402 path with the first 500 payments, then measure with the rest (each used once).
     const warmCount = Math.min(500, Math.floor(payments.length / 4))
     await runHttpLoad({
@@ -288,15 +338,17 @@ async function main(): Promise<void> {
       amount: warmCount,
       duration: 2,
     })
-    const x402Screen = await runHttpLoad({
-      ...common,
-      url: screenUrl,
-      method: 'POST',
-      headers: json,
-      bodies,
-      headerSets: payments.slice(warmCount),
-      amount: payments.length - warmCount,
-    })
+    const x402Screen = await profiled('x402-screen', () =>
+      runHttpLoad({
+        ...common,
+        url: screenUrl,
+        method: 'POST',
+        headers: json,
+        bodies,
+        headerSets: payments.slice(warmCount),
+        amount: payments.length - warmCount,
+      }),
+    )
 
     service.child.stdin!.write('report\n')
     const report = await service.nextLine<{
