@@ -2,7 +2,8 @@
  * An agent paying every call with the official `@x402/fetch` client (one 402 challenge, then the
  * paid call, settled on a local anvil chain with transferWithAuthorization), from one address,
  * against a service with rate limits on at their defaults except the payer's per-minute limit:
- * `npm run bench:x402-agent-minute`   (CALLS=300 by default; RATE_LIMIT_X402_PER_MINUTE = CALLS)
+ * `npm run bench:x402-agent-minute`   (CALLS=300, CONCURRENCY=4 calls in flight by default;
+ * RATE_LIMIT_X402_PER_MINUTE = CALLS)
  *
  * Checks and prints: every call answered 200 within the minute, the pay-to address received
  * exactly CALLS x the price (each call settled once), and the next call is refused with the
@@ -21,6 +22,8 @@ import { listen, TEST_ADMIN_KEY } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
 
 const CALLS = Number(process.env.CALLS ?? 300)
+/** Calls the agent has in flight at once (one address, one client; each payment has its own nonce). */
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4)
 const PRICE = PRICES.sanctions_screen.x402.fresh
 
 /**
@@ -58,21 +61,30 @@ try {
   const before = await setup.usdc.balanceOf(setup.payTo)
   const started = performance.now()
   const statuses = new Map<number, number>()
-  for (let i = 0; i < CALLS; i++) {
-    const response = await call(i)
-    await response.arrayBuffer()
-    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
-  }
+  let next = 0
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < CALLS) {
+        const response = await call(next++)
+        await response.arrayBuffer()
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+      }
+    }),
+  )
   const elapsedS = (performance.now() - started) / 1000
   const received = (await setup.usdc.balanceOf(setup.payTo)) - before
   const refused = await call(CALLS)
   const problem = (await refused.json()) as { detail?: string }
   const receivedAfter = (await setup.usdc.balanceOf(setup.payTo)) - before
+  const withinAMinute = elapsedS < 59
   const checks = {
     every_call_200: statuses.get(200) === CALLS,
-    within_a_minute: elapsedS < 60,
-    settled_once_each: received === PRICE * BigInt(CALLS) && receivedAfter === received,
+    within_a_minute: withinAMinute,
+    settled_once_each: received === PRICE * BigInt(CALLS),
+    // Only meaningful inside the minute the calls were counted in.
     next_is_payer_429:
+      withinAMinute &&
+      receivedAfter === received &&
       refused.status === 429 &&
       (problem.detail ?? '').includes(`${CALLS} calls per minute for an x402 payer`) &&
       !(problem.detail ?? '').includes('challenge'),
@@ -81,6 +93,7 @@ try {
     JSON.stringify({
       command: 'npm run bench:x402-agent-minute',
       calls: CALLS,
+      concurrency: CONCURRENCY,
       statuses: Object.fromEntries(statuses),
       elapsed_s: Number(elapsedS.toFixed(1)),
       calls_per_s: Number((CALLS / elapsedS).toFixed(1)),
