@@ -139,7 +139,10 @@ export function createApiKeyService({
   type KeyRow = typeof apiKeys.$inferSelect
   const cache = new Map<string, { row: KeyRow; readAt: number; refreshing?: boolean }>()
   const hashesById = new Map<string, string>()
+  // Counts the changes seen here: a read that began before one is not cached (it may predate it).
+  let changes = 0
   const forget = (keyId: string) => {
+    changes++
     const hash = hashesById.get(keyId)
     if (hash === undefined) return
     hashesById.delete(keyId)
@@ -148,8 +151,8 @@ export function createApiKeyService({
   if (cacheMs > 0) localKeyChanges.add(forget)
   // readAt is when the read began, so a record is never trusted past cacheMs after the moment it
   // reflects (a read racing a revocation cannot stretch the bound).
-  const remember = (hash: string, row: KeyRow | undefined, readAt: number) => {
-    if (cacheMs <= 0) return
+  const remember = (hash: string, row: KeyRow | undefined, readAt: number, changesAtRead: number) => {
+    if (cacheMs <= 0 || changesAtRead !== changes) return
     if (!row) {
       const stale = cache.get(hash)
       if (stale) forget(stale.row.id)
@@ -171,8 +174,12 @@ export function createApiKeyService({
       if (age < cacheMs) {
         if (age >= cacheMs * REFRESH_AHEAD && !cached.refreshing) {
           cached.refreshing = true
+          const changesAtRead = changes
           lookupByHash(hash).then(
-            (row) => remember(hash, row, now),
+            (row) => {
+              cached.refreshing = false
+              remember(hash, row, now, changesAtRead)
+            },
             () => {
               cached.refreshing = false
             },
@@ -182,8 +189,9 @@ export function createApiKeyService({
       }
     }
     const readAt = performance.now()
+    const changesAtRead = changes
     const row = await lookupByHash(hash)
-    remember(hash, row, readAt)
+    remember(hash, row, readAt, changesAtRead)
     return row
   }
   /** A write's result: the cached record of that key is dropped here and in this process's other services. */
