@@ -25,6 +25,7 @@ import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { backfillUsageRollups, createUsageReports } from '../core/usage/usage-reports.ts'
 import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
 import { createApp } from '../http/app.ts'
+import { createHealthMonitor, type HealthMonitor } from '../http/health-monitor.ts'
 import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
@@ -154,6 +155,8 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       log('error', 'the result of a paid call was not stored', { operationId, error: String(error) }),
   }
   const startedAt = new Date()
+  const healthMonitor = createHealthMonitor({ database, lists: () => listHealth(sanctions.service) })
+  healthMonitor.start()
   const { app, mcp } = buildInterfaces({
     config,
     database,
@@ -162,6 +165,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     operations,
     runtime,
     startedAt,
+    healthMonitor,
     maintenance,
     sanctions,
     payments,
@@ -180,6 +184,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     startedAt,
     monitoring,
     close: async () => {
+      healthMonitor.stop()
       await retention.job.stop()
       await monitoring.stop()
       await limits.close()
@@ -310,7 +315,9 @@ function buildLimits(config: Config, database: Database, clock: Clock, log: Log)
 }
 
 /** The MCP toolset and the HTTP app (operation routes, /mcp, payments, discovery, docs, admin). */
-function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt: Date }) {
+function buildInterfaces(
+  parts: Parts & { runtime: Service['runtime']; startedAt: Date; healthMonitor: HealthMonitor },
+) {
   const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions } = parts
   const { payments, reports, monitoring } = parts
   const onError = (error: unknown, requestId: string) =>
@@ -341,6 +348,7 @@ function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt
       database,
       lists: () => listHealth(sanctions.service),
       maintenance: () => maintenance.current(),
+      monitor: parts.healthMonitor,
     },
     maintenance,
     maxBodyBytes: config.MAX_BODY_BYTES,

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
+import { DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../test/support/database.ts'
 import { ServiceError } from '../errors.ts'
 import { MAX_BALANCE_MICROS } from '../money.ts'
-import type { Database } from '../store/database.ts'
-import { type ApiKeyService, createApiKeyService, hashKey } from './api-keys.ts'
+import { createDatabase, type Database } from '../store/database.ts'
+import { type ApiKeyService, createApiKeyService, hashKey, KEY_CACHE_MS } from './api-keys.ts'
 import { keyUsageView } from './key-views.ts'
 
 const ADMIN = 'operator-key-0123456789abcdef'
@@ -98,6 +98,56 @@ describe('the maximum balance', () => {
       )
     } finally {
       await database.close()
+    }
+  })
+})
+
+describe('a key changed by another process (PostgreSQL, a second pool writing by hand)', () => {
+  /**
+   * Calls `authenticate` until it gives what `done` waits for, noting when each call began. A
+   * call that began KEY_CACHE_MS after the change committed must see it; one before may not.
+   */
+  async function pollUntil(
+    keys: ApiKeyService,
+    apiKey: string,
+    changedAt: number,
+    done: (caller: unknown) => boolean,
+  ) {
+    for (;;) {
+      const began = performance.now()
+      const seen = await keys.authenticate(apiKey).catch((error: unknown) => error)
+      if (done(seen)) return
+      expect(began - changedAt, 'a call begun after the bound still saw the old record').toBeLessThan(
+        KEY_CACHE_MS,
+      )
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  it(`sees a revocation and a tier change within ${KEY_CACHE_MS} ms (calls begun after that bound never see the old record)`, async () => {
+    const url = await testPostgresUrl()
+    const here = await createDatabase({ url })
+    const elsewhere = await createDatabase({ url })
+    try {
+      const keys = createApiKeyService({ db: here.db, clock: { now: () => new Date() } })
+      const { apiKey, record } = await keys.create({ email: 'x@example.com', tier: 'free' })
+      expect(await keys.authenticate(apiKey)).toMatchObject({ tier: 'free' })
+
+      await elsewhere.db.execute(sql`update api_keys set tier = 'pro' where id = ${record.id}`)
+      const upgradedAt = performance.now()
+      await pollUntil(keys, apiKey, upgradedAt, (caller) => (caller as { tier?: string }).tier === 'pro')
+
+      await elsewhere.db.execute(sql`update api_keys set status = 'revoked' where id = ${record.id}`)
+      const revokedAt = performance.now()
+      await pollUntil(
+        keys,
+        apiKey,
+        revokedAt,
+        (seen) => seen instanceof ServiceError && seen.message === 'API key revoked',
+      )
+    } finally {
+      await here.close()
+      await elsewhere.close()
     }
   })
 })

@@ -58,7 +58,7 @@ export interface ApiKeyService {
   get(keyId: string): Promise<KeyRecord | null>
   credit(keyId: string, amount: Micros): Promise<KeyRecord>
   /**
-   * Revokes a key at once (every process reads the status on each call). The balance stays on the
+   * Revokes a key: at once in this process, within KEY_CACHE_MS in every other one. The balance stays on the
    * record, forfeited: a revoked key never pays again (a call in flight at that moment that fails is
    * still refunded to the record). Null for an unknown key.
    */
@@ -78,10 +78,39 @@ export interface ApiKeyServiceOptions {
   clock: Clock
   /** The operator's key (ADMIN_API_KEY); compared in constant time, never stored. */
   adminKey?: string
+  /**
+   * How long an authenticated key's record is trusted without reading it again (default
+   * KEY_CACHE_MS). A change made in this process (revoke, expire, top-up) applies at once; one
+   * made by another process or by hand applies within this bound. 0: read on every call.
+   */
+  cacheMs?: number
+}
+
+/**
+ * The bound on a key change made elsewhere (another process, the operator CLI, SQL by hand):
+ * a revocation, expiry or tier change is seen by every process within this many milliseconds.
+ */
+export const KEY_CACHE_MS = 1000
+
+/** A cached record is read again in the background once this share of its life has passed. */
+const REFRESH_AHEAD = 0.5
+
+/**
+ * Key changes written through this module (credits of settled top-ups run inside another
+ * module's transaction) reach the caches of every key service in this process at once.
+ */
+const localKeyChanges = new Set<(keyId: string) => void>()
+function keyChanged(keyId: string): void {
+  for (const listener of localKeyChanges) listener(keyId)
 }
 
 /** Keys as the spec describes them: shown once, stored hashed, prefixed by mode. */
-export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOptions): ApiKeyService {
+export function createApiKeyService({
+  db,
+  clock,
+  adminKey,
+  cacheMs = KEY_CACHE_MS,
+}: ApiKeyServiceOptions): ApiKeyService {
   const adminHash = adminKey ? hashKey(adminKey) : undefined
 
   // Under load, concurrent lookups of keys share one statement (core/store/batcher.ts); debits
@@ -101,6 +130,75 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
     const byHash = new Map(rows.map((row) => [row.keyHash, row]))
     return hashes.map((hash) => byHash.get(hash))
   })
+
+  // Authentication reads each key at most about once per cacheMs (a hot key is read again in the
+  // background before its record ages out, so its calls never wait for the database). Only keys
+  // that exist are cached: a key created by another process works on its first call. The age is
+  // measured on the monotonic clock, never the injected one (a test's frozen clock would keep
+  // records forever).
+  type KeyRow = typeof apiKeys.$inferSelect
+  const cache = new Map<string, { row: KeyRow; readAt: number; refreshing?: boolean }>()
+  const hashesById = new Map<string, string>()
+  // Counts the changes seen here: a read that began before one is not cached (it may predate it).
+  let changes = 0
+  const forget = (keyId: string) => {
+    changes++
+    const hash = hashesById.get(keyId)
+    if (hash === undefined) return
+    hashesById.delete(keyId)
+    cache.delete(hash)
+  }
+  if (cacheMs > 0) localKeyChanges.add(forget)
+  // readAt is when the read began, so a record is never trusted past cacheMs after the moment it
+  // reflects (a read racing a revocation cannot stretch the bound).
+  const remember = (hash: string, row: KeyRow | undefined, readAt: number, changesAtRead: number) => {
+    if (cacheMs <= 0 || changesAtRead !== changes) return
+    if (!row) {
+      const stale = cache.get(hash)
+      if (stale) forget(stale.row.id)
+      return
+    }
+    // Bounded: a flood of distinct valid keys cannot grow it without end.
+    if (cache.size >= 100_000 && !cache.has(hash)) {
+      const oldest = cache.keys().next().value as string
+      forget(cache.get(oldest)!.row.id)
+    }
+    cache.set(hash, { row, readAt })
+    hashesById.set(row.id, hash)
+  }
+  async function rowByHash(hash: string): Promise<KeyRow | undefined> {
+    const cached = cache.get(hash)
+    if (cached) {
+      const now = performance.now()
+      const age = now - cached.readAt
+      if (age < cacheMs) {
+        if (age >= cacheMs * REFRESH_AHEAD && !cached.refreshing) {
+          cached.refreshing = true
+          const changesAtRead = changes
+          lookupByHash(hash).then(
+            (row) => {
+              cached.refreshing = false
+              remember(hash, row, now, changesAtRead)
+            },
+            () => {
+              cached.refreshing = false
+            },
+          )
+        }
+        return cached.row
+      }
+    }
+    const readAt = performance.now()
+    const changesAtRead = changes
+    const row = await lookupByHash(hash)
+    remember(hash, row, readAt, changesAtRead)
+    return row
+  }
+  /** A write's result: the cached record of that key is dropped here and in this process's other services. */
+  function changed<T extends { id: string } | undefined>(row: T): T {
+    if (row) keyChanged(row.id)
+    return row
+  }
 
   async function get(keyId: string): Promise<KeyRecord | null> {
     const rows = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1)
@@ -140,7 +238,7 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
       if (!presented.startsWith(KEY_PREFIX.live) && !presented.startsWith(KEY_PREFIX.sandbox)) {
         throw new ServiceError('unauthorized', 'invalid API key')
       }
-      const row = await lookupByHash(presentedHash)
+      const row = await rowByHash(presentedHash)
       // The lookup is by hash; comparing the stored hash again in constant time keeps the check explicit.
       if (!row || !constantTimeEqualHex(row.keyHash, presentedHash)) {
         throw new ServiceError('unauthorized', 'invalid API key')
@@ -167,7 +265,7 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
         .set({ balanceMicros: sql`${apiKeys.balanceMicros} + ${amount}` })
         .where(and(eq(apiKeys.id, keyId), lte(apiKeys.balanceMicros, MAX_BALANCE_MICROS - amount)))
         .returning()
-      if (row) return toRecord(row)
+      if (changed(row)) return toRecord(row!)
       const current = await get(keyId)
       if (!current) throw new ServiceError('not_found', 'unknown key')
       throw new ServiceError('validation_failed', 'credit above the maximum balance', {
@@ -186,7 +284,7 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
         .set({ status: 'revoked' })
         .where(and(eq(apiKeys.id, keyId), eq(apiKeys.role, 'customer')))
         .returning()
-      return row ? toRecord(row) : null
+      return changed(row) ? toRecord(row!) : null
     },
 
     async expire(keyId, at) {
@@ -195,7 +293,7 @@ export function createApiKeyService({ db, clock, adminKey }: ApiKeyServiceOption
         .set({ expiresAt: at })
         .where(and(eq(apiKeys.id, keyId), eq(apiKeys.role, 'customer')))
         .returning()
-      return row ? toRecord(row) : null
+      return changed(row) ? toRecord(row!) : null
     },
 
     async spentTotal(keyId) {
@@ -251,4 +349,5 @@ export async function creditTopUp(
     .where(eq(apiKeys.id, keyId))
     .returning({ id: apiKeys.id })
   if (rows.length !== 1) throw new ServiceError('not_found', 'unknown key')
+  keyChanged(keyId)
 }

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
+import { DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../test/support/database.ts'
 import { ServiceError } from '../errors.ts'
 import { usd } from '../money.ts'
-import { type Database, rowsOf } from '../store/database.ts'
+import { createDatabase, type Database, rowsOf } from '../store/database.ts'
 import { type ApiKeyService, createApiKeyService } from './api-keys.ts'
 import { createKeyReservations, type KeyReservations } from './reservations.ts'
 
@@ -147,5 +147,34 @@ describe.each(DATABASE_KINDS)('key reservations on %s', (kind) => {
     expect(await flaky.sweep(async () => true)).toBe(1)
     expect(flaky.pendingReleases()).toBe(0)
     expect((await keys.get(record.id))?.balanceMicros).toBe(usd('1'))
+  })
+})
+
+describe('key reservations from two pools on one PostgreSQL (as two processes share it)', () => {
+  it('serves exactly 50 of 1,000 concurrent calls on a key funded for 50, split across both', async () => {
+    const url = await testPostgresUrl()
+    const first = await createDatabase({ url, maxConnections: 10 })
+    const second = await createDatabase({ url, maxConnections: 10 })
+    try {
+      const price = usd('0.11')
+      const keys = createApiKeyService({ db: first.db, clock: { now: () => new Date() } })
+      const { record } = await keys.create({ email: 'two@example.com', tier: 'pro', balance: price * 50n })
+      const here = createKeyReservations({ db: first.db, instanceId: 'process-a' })
+      const there = createKeyReservations({ db: second.db, instanceId: 'process-b' })
+      const results = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? here : there).reserve(record.id, price, 'op')),
+      )
+      expect(results.filter((result) => result !== null)).toHaveLength(50)
+      expect(await keys.get(record.id)).toMatchObject({ balanceMicros: 0n, spentMicros: price * 50n })
+      const rows = rowsOf<{ n: unknown }>(
+        await first.db.execute(
+          sql`select count(*)::int as n from key_reservations where key_id = ${record.id}`,
+        ),
+      )
+      expect(Number(rows[0]?.n)).toBe(50)
+    } finally {
+      await first.close()
+      await second.close()
+    }
   })
 })

@@ -31,6 +31,12 @@ const healthSchema = {
       },
     },
     uptime_s: { type: 'integer', minimum: 0 },
+    checked_ms_ago: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'How old the database and list state above is: it is checked in the background about once a second (a hung database counts as unreachable after 2 s), not on each request',
+    },
   },
   required: ['status', 'version', 'database', 'uptime_s'],
 }

@@ -8,6 +8,7 @@ import { parseWith } from '../../core/operations/parse.ts'
 import type { ListHealth } from '../../core/sanctions/list-health.ts'
 import { readMethodology } from '../../core/scoring/index.ts'
 import type { AppEnv } from '../env.ts'
+import { createHealthMonitor, type HealthMonitor } from '../health-monitor.ts'
 import { buildOpenApiDocument } from '../openapi.ts'
 import { rateLimitHeaders } from '../rate-limit-headers.ts'
 import { clientAddress, readJsonBody } from '../request.ts'
@@ -22,6 +23,11 @@ export interface HealthProbe {
   lists?: () => ListHealth[]
   /** The maintenance switch: while on, the status is `maintenance` (still 200) and the body says why. */
   maintenance?: () => Promise<MaintenanceState>
+  /**
+   * The database and lists checked in the background (the service starts one); absent: checked
+   * on a request when the last check is more than a second old.
+   */
+  monitor?: HealthMonitor
 }
 
 /** Public routes: no key, no payment; never 401, 402 or 403 (spec: Errors). */
@@ -36,10 +42,11 @@ export function publicRoutes(options: {
 }) {
   const { keys, health, limits } = options
   const openapi = buildOpenApiDocument(options.operations, health.version)
+  const monitor = health.monitor ?? createHealthMonitor(health)
   return new Hono<AppEnv>()
     .get('/health', async (c) => {
-      const reachable = await health.database.ping()
-      const lists = health.lists?.() ?? []
+      const state = await monitor.current()
+      const { reachable, lists } = state
       const listsOk = lists.every((list) => list.status === 'loaded')
       const maintenance = reachable ? await health.maintenance?.().catch(() => undefined) : undefined
       const body = {
@@ -62,6 +69,7 @@ export function publicRoutes(options: {
           : {}),
         ...(health.lists ? { sanctions_lists: lists } : {}),
         uptime_s: Math.round((Date.now() - health.startedAt.getTime()) / 1000),
+        checked_ms_ago: Math.max(0, Math.round(performance.now() - state.checkedAt)),
       }
       // Only a database that does not answer is a 503: without lists the service still serves
       // everything else (screens answer 503 themselves), so load balancers keep it in.

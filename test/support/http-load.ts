@@ -13,6 +13,10 @@ export interface HttpLoadSpec {
   headers?: Record<string, string>
   /** Request bodies sent in turn, one per request. */
   bodies?: string[]
+  /** Extra headers sent in turn, one set per request (e.g. a fresh x402 payment each). */
+  headerSets?: Record<string, string>[]
+  /** Stop after this many requests instead of at the end of `duration` (still bounded by it). */
+  amount?: number
   /** Seconds. */
   duration: number
   connections: number
@@ -31,11 +35,13 @@ export function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadFigures> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...process.execArgv, fileURLToPath(import.meta.url), JSON.stringify(spec)],
+      [...process.execArgv, fileURLToPath(import.meta.url), '--load-child'],
       {
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'inherit'],
       },
     )
+    // The spec goes through stdin: thousands of signed payments do not fit in an argument list.
+    child.stdin.end(JSON.stringify(spec))
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8')
@@ -52,33 +58,58 @@ export function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadFigures> {
 /** The child: runs autocannon and prints its figures as one JSON line. */
 async function loadChild(spec: HttpLoadSpec): Promise<void> {
   const require = createRequire(import.meta.url)
-  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<{
+  type Result = {
     requests: { average: number; total: number }
     latency: { p50: number; p99: number }
     non2xx: number
     errors: number
-  }>
+  }
+  const autocannon = require('autocannon') as (
+    options: Record<string, unknown>,
+    done: (error: unknown, result: Result) => void,
+  ) => { stop(): void }
   let next = 0
   const bodies = spec.bodies ?? []
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: spec.duration,
-    pipelining: 1,
-    requests: [
+  const headerSets = spec.headerSets ?? []
+  const rotates = bodies.length > 0 || headerSets.length > 0
+  let instance: { stop(): void } | undefined
+  const result = await new Promise<Result>((resolve, reject) => {
+    instance = autocannon(
       {
-        method: spec.method,
-        headers: spec.headers ?? {},
-        ...(bodies.length
-          ? {
-              setupRequest: (request: Record<string, unknown>) => ({
-                ...request,
-                body: bodies[next++ % bodies.length],
-              }),
-            }
-          : {}),
+        url: spec.url,
+        connections: spec.connections,
+        ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration }),
+        pipelining: 1,
+        requests: [
+          {
+            method: spec.method,
+            headers: spec.headers ?? {},
+            ...(rotates
+              ? {
+                  setupRequest: (request: Record<string, unknown>) => {
+                    const i = next++
+                    return {
+                      ...request,
+                      ...(bodies.length ? { body: bodies[i % bodies.length] } : {}),
+                      ...(headerSets.length
+                        ? {
+                            headers: {
+                              ...(request.headers as Record<string, string>),
+                              ...headerSets[i % headerSets.length],
+                            },
+                          }
+                        : {}),
+                    }
+                  },
+                }
+              : {}),
+          },
+        ],
       },
-    ],
+      (error, result) => (error ? reject(error) : resolve(result)),
+    )
+    // With `amount`, autocannon ignores `duration`: stop it there all the same.
+    if (spec.amount) setTimeout(() => instance?.stop(), spec.duration * 1000).unref()
   })
   const figures: HttpLoadFigures = {
     requests_per_s: Number(result.requests.average.toFixed(1)),
@@ -90,8 +121,14 @@ async function loadChild(spec: HttpLoadSpec): Promise<void> {
   console.log(JSON.stringify(figures))
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  loadChild(JSON.parse(process.argv[2]!) as HttpLoadSpec).catch((error) => {
+async function readStdin(): Promise<string> {
+  let text = ''
+  for await (const chunk of process.stdin) text += chunk
+  return text
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--load-child') {
+  loadChild(JSON.parse(await readStdin()) as HttpLoadSpec).catch((error) => {
     console.error(error)
     process.exit(1)
   })

@@ -1,0 +1,419 @@
+/**
+ * The paid hot path against the machine's ceiling, side by side in one run:
+ * `npm run bench:hot-path -- --db pglite|postgres`
+ *
+ * Measured with autocannon in a child process (keep-alive, CONNECTIONS connections, DURATION_S
+ * seconds each, after a 2 s warm-up of the same route), one after the other:
+ * - ceiling: a bare Hono route on @hono/node-server that parses a JSON body and answers JSON,
+ *   served by a process of its own (the most this machine answers through the same stack);
+ * - health: the service's GET /health;
+ * - key screen: POST /v1/sanctions/screen paid from a funded live key (half listed names, half not);
+ * - x402 screen: the same route paid per call with x402. Every request carries a payment of its
+ *   own (PAYMENT-SIGNATURE), signed before the clock starts by the official client
+ *   (`@x402/core` x402Client + `@x402/evm` ExactEvmScheme) for the service's own 402 challenge,
+ *   for a TestUSDC on a local anvil chain posing as Base Sepolia; the service verifies each
+ *   signature itself and settles through a facilitator on 127.0.0.1 that answers at once (our own
+ *   cost, not a chain's). Run for X402_PAYMENTS requests (default 4000), or DURATION_S if sooner.
+ * The service runs in a child process of its own (no load generator, no signer in it), with
+ * all three real lists (OFAC SDN Advanced, EU, UN) read from files on its first start, and
+ * RATE_LIMITS=off (this measures the paid path, not the limiter: bench/rate-limit.ts does).
+ * Memory of that process from /proc: RSS before the database opens, after it opened (the
+ * database's share: PGlite's WebAssembly heap and buffers, or a postgres.js pool), the peak
+ * during the first load (VmHWM), idle RSS 5 s after the load, and RSS after the load runs.
+ * Money: the key lost exactly (its successful calls x the account price).
+ * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { createServer } from 'node:http'
+import { Session } from 'node:inspector/promises'
+import type { AddressInfo } from 'node:net'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { pipeline } from 'node:stream/promises'
+import { fileURLToPath } from 'node:url'
+import { serve } from '@hono/node-server'
+import { encodePaymentSignatureHeader } from '@x402/core/http'
+import { Hono } from 'hono'
+import { PRICES } from '../core/payments/pricing.ts'
+import { bz2Decompress } from '../core/sanctions/list-source.ts'
+import { nameTokens } from '../core/sanctions/name-normaliser.ts'
+import { createDatabase } from '../core/store/database.ts'
+import { createService } from '../server/compose.ts'
+import { fetchChallenge, officialV2Client } from '../test/support/chain/official-payer.ts'
+import { localX402Env, startLocalPaymentSetup } from '../test/support/chain/payment-fixtures.ts'
+import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
+import { startTempPostgres } from '../test/support/postgres.ts'
+import { sanctionsDataDir } from '../test/support/sanctions/shared-data.ts'
+import { listen } from '../test/support/serve.ts'
+import { testConfig } from '../test/support/test-config.ts'
+
+const DURATION_S = Number(process.env.DURATION_S ?? 10)
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
+const X402_PAYMENTS = Number(process.env.X402_PAYMENTS ?? 4000)
+const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
+const self = fileURLToPath(import.meta.url)
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits))
+
+function memoryMb(field: 'VmRSS' | 'VmHWM', pid: number | 'self' = 'self'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)
+  return match ? round(Number(match[1]) / 1024) : Number.NaN
+}
+
+/** What the service child reports once it answers. */
+interface ServiceReady {
+  baseUrl: string
+  apiKey: string
+  keyId: string
+  lists: { list_key: string; entries: number }[]
+  first_load_ms: number
+  memory_mb: { before_database: number; after_database: number; first_load_peak: number; idle: number }
+}
+
+/** The service child: starts the service, loads the lists, reports, then answers until told to stop. */
+async function serviceChild(): Promise<void> {
+  const spec = JSON.parse(process.argv[3]!) as {
+    env: Record<string, string>
+    databaseUrl?: string
+    dataDir: string
+  }
+  const beforeDatabase = memoryMb('VmRSS')
+  const database = await createDatabase(
+    spec.databaseUrl ? { url: spec.databaseUrl } : { dataDir: spec.dataDir },
+  )
+  const afterDatabase = memoryMb('VmRSS')
+  const started = performance.now()
+  const service = await createService(testConfig(spec.env), { database, log: () => {} })
+  const lists = service.runtime.deps.sanctionsLists!
+  await lists.idle()
+  const firstLoadMs = performance.now() - started
+  const firstLoadPeak = memoryMb('VmHWM')
+  await new Promise((resolve) => setTimeout(resolve, 5000))
+  const idle = memoryMb('VmRSS')
+  const { apiKey, record } = await service.runtime.keys.create({
+    email: 'bench@example.com',
+    tier: 'enterprise',
+    balance: 1_000_000_000_000n,
+  })
+  const server = await listen(service)
+  const ready: ServiceReady = {
+    baseUrl: server.baseUrl,
+    apiKey,
+    keyId: record.id,
+    lists: lists.loadedLists().map((list) => ({ list_key: list.list_key, entries: list.entry_count })),
+    first_load_ms: round(firstLoadMs),
+    memory_mb: {
+      before_database: beforeDatabase,
+      after_database: afterDatabase,
+      first_load_peak: firstLoadPeak,
+      idle,
+    },
+  }
+  console.log(JSON.stringify(ready))
+  const profileDir = process.env.HOT_PATH_CPU_PROF
+  const session = profileDir ? new Session() : undefined
+  session?.connect()
+  let profiling: string | undefined
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.startsWith('profile ') && session) {
+      profiling = line.slice('profile '.length)
+      await session.post('Profiler.enable')
+      await session.post('Profiler.start')
+    }
+    if (line.startsWith('profile')) {
+      if (line === 'profile-end' && session && profiling) {
+        const { profile } = await session.post('Profiler.stop')
+        writeFileSync(path.join(profileDir!, `${profiling}.cpuprofile`), JSON.stringify(profile))
+      }
+      console.log(JSON.stringify({ ok: true }))
+      continue
+    }
+    if (line !== 'report') continue
+    const key = (await service.runtime.keys.get(record.id))!
+    console.log(
+      JSON.stringify({
+        balance_micros: key.balanceMicros.toString(),
+        spent_micros: key.spentMicros.toString(),
+        call_count: key.callCount.toString(),
+        rss_after_load_mb: memoryMb('VmRSS'),
+      }),
+    )
+    await server.close()
+    await service.close()
+    process.exit(0)
+  }
+}
+
+/** The ceiling: a bare Hono route that parses a JSON body, in a process of its own. */
+async function bareChild(): Promise<void> {
+  const app = new Hono().post('/bare', async (c) => {
+    const body = (await c.req.json()) as { name?: unknown }
+    return c.json({ ok: true, name: body.name })
+  })
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+    console.log(JSON.stringify({ baseUrl: `http://127.0.0.1:${info.port}` }))
+  })
+  process.on('SIGTERM', () => server.close(() => process.exit(0)))
+}
+
+/** A child running this file in `mode`; resolves with its first JSON line and a way to talk to it. */
+async function startChild<T>(mode: string, arg = '{}') {
+  // The service runs with the V8 flags `npm start` gives it (package.json).
+  const flags = mode === '--serve' ? ['--max-semi-space-size=16'] : []
+  const child = spawn(process.execPath, [...flags, ...process.execArgv, self, mode, arg], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const nextLine = async <L>(): Promise<L> => {
+    const { value, done } = await lines.next()
+    if (done) throw new Error(`${mode} child ended early`)
+    return JSON.parse(value as string) as L
+  }
+  const first = await nextLine<T>()
+  return { child, first, nextLine }
+}
+
+async function decompressOfac(dir: string, bz2: string): Promise<string> {
+  const target = path.join(dir, 'sdn_advanced.xml')
+  const system = spawnSync('sh', ['-c', `bzip2 -dc "${bz2}" > "${target}"`])
+  if (system.status === 0 && existsSync(target) && statSync(target).size > 0) return target
+  await pipeline(bz2Decompress(readFileSync(bz2)), createWriteStream(target))
+  return target
+}
+
+/** Half listed names (some words reordered), half names on no list. */
+function screenBodies(): string[] {
+  const listed = ['Lazarus Group', 'GARANTEX EUROPE OU', 'KHAWA PANGA MANDRO', 'Semenov, Roman']
+  return Array.from({ length: 200 }, (_, i) => {
+    if (i % 2 === 1) return JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL' })
+    const name = listed[(i / 2) % listed.length]!
+    return JSON.stringify({ name: i % 4 === 0 ? name : nameTokens(name).reverse().join(' ') })
+  })
+}
+
+/** A facilitator on 127.0.0.1 that settles every payment at once. */
+async function instantFacilitator() {
+  let tx = 0
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => {
+      body += chunk
+    })
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as { paymentPayload: { payload: { authorization: { from: string } } } }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          success: true,
+          transaction: `0x${(++tx).toString(16).padStart(64, '0')}`,
+          network: 'eip155:84532',
+          payer: parsed.paymentPayload.payload.authorization.from,
+        }),
+      )
+    })
+  }).listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }
+}
+
+function row(name: string, figures: HttpLoadFigures, ceiling: number, extra = ''): string {
+  const share = `${round((figures.requests_per_s / ceiling) * 100)}%`
+  return `| ${name.padEnd(22)} | ${String(figures.requests_per_s).padStart(8)} | ${share.padStart(7)} | ${String(figures.latency_ms.p50).padStart(6)} | ${String(figures.latency_ms.p99).padStart(6)} | ${String(figures.non_2xx + figures.errors).padStart(5)} | ${extra}`
+}
+
+async function main(): Promise<void> {
+  const dbIndex = process.argv.indexOf('--db')
+  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
+  if (dbKind !== 'pglite' && dbKind !== 'postgres') throw new Error('--db pglite|postgres')
+  const dir = mkdtempSync(path.join(tmpdir(), 'hot-path-bench-'))
+  const dataDir = sanctionsDataDir()
+  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
+  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
+  const setup = await startLocalPaymentSetup({ fundedAmount: 1_000_000_000_000n, accountCount: 12 })
+  const facilitator = await instantFacilitator()
+  const children: ReturnType<typeof spawn>[] = []
+  try {
+    const ofacXml = await decompressOfac(
+      dir,
+      path.join(dataDir, 'ofac/sdn_advanced/2025-11-19/sdn_advanced.xml.bz2'),
+    )
+    const env = {
+      ...localX402Env(setup, { settleOnChain: false }),
+      X402_FACILITATOR_URL: facilitator.url,
+      ADMIN_API_KEY: ADMIN_KEY,
+      PORT: '0',
+      SANCTIONS_OFAC_SOURCE: ofacXml,
+      SANCTIONS_EU_SOURCE: path.join(dataDir, 'eu/legacy-2016-02-11/data.xml'),
+      SANCTIONS_UN_SOURCE: path.join(dataDir, 'un/2026-02-27/UN_consolidated.xml'),
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
+      RATE_LIMITS: 'off',
+    }
+    const bare = await startChild<{ baseUrl: string }>('--bare')
+    children.push(bare.child)
+    const service = await startChild<ServiceReady>(
+      '--serve',
+      JSON.stringify({ env, databaseUrl, dataDir: path.join(dir, 'pglite') }),
+    )
+    children.push(service.child)
+    const ready = service.first
+    if (ready.lists.length !== 3) throw new Error(`expected 3 lists, got ${ready.lists.length}`)
+
+    const screenUrl = `${ready.baseUrl}/v1/sanctions/screen`
+    const bodies = screenBodies()
+    const required = await fetchChallenge(screenUrl, { name: 'Unlisted Trading Company' })
+    const clients = setup.payerKeys.map((key) => officialV2Client(setup, key))
+    const signStarted = performance.now()
+    const payments: Record<string, string>[] = []
+    for (let i = 0; i < X402_PAYMENTS; i++) {
+      const payload = await clients[i % clients.length]!.createPaymentPayload(required)
+      payments.push({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) })
+    }
+    const signMs = performance.now() - signStarted
+
+    const common = { duration: DURATION_S, connections: CONNECTIONS }
+    const json = { 'content-type': 'application/json' }
+    const measure = async (spec: Parameters<typeof runHttpLoad>[0], warm = true) => {
+      if (warm) await runHttpLoad({ ...spec, duration: 2 })
+      return runHttpLoad(spec)
+    }
+    const ceiling = await measure({
+      ...common,
+      url: `${bare.first.baseUrl}/bare`,
+      method: 'POST',
+      headers: json,
+      bodies,
+    })
+    /** With HOT_PATH_CPU_PROF=<folder>, the service writes a CPU profile of each measured run there. */
+    const profiled = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+      service.child.stdin!.write(`profile ${label}\n`)
+      await service.nextLine()
+      try {
+        return await run()
+      } finally {
+        service.child.stdin!.write('profile-end\n')
+        await service.nextLine()
+      }
+    }
+    await runHttpLoad({ ...common, duration: 2, url: `${ready.baseUrl}/health`, method: 'GET' })
+    const health = await profiled('health', () =>
+      runHttpLoad({ ...common, url: `${ready.baseUrl}/health`, method: 'GET' }),
+    )
+    await runHttpLoad({
+      ...common,
+      duration: 2,
+      url: screenUrl,
+      method: 'POST',
+      headers: { ...json, 'x-api-key': ready.apiKey },
+      bodies,
+    })
+    const keyScreen = await profiled('key-screen', () =>
+      runHttpLoad({
+        ...common,
+        url: screenUrl,
+        method: 'POST',
+        headers: { ...json, 'x-api-key': ready.apiKey },
+        bodies,
+      }),
+    )
+    // Warm the x402 path with the first 500 payments, then measure with the rest (each used once).
+    const warmCount = Math.min(500, Math.floor(payments.length / 4))
+    await runHttpLoad({
+      ...common,
+      url: screenUrl,
+      method: 'POST',
+      headers: json,
+      bodies,
+      headerSets: payments.slice(0, warmCount),
+      amount: warmCount,
+      duration: 2,
+    })
+    const x402Screen = await profiled('x402-screen', () =>
+      runHttpLoad({
+        ...common,
+        url: screenUrl,
+        method: 'POST',
+        headers: json,
+        bodies,
+        headerSets: payments.slice(warmCount),
+        amount: payments.length - warmCount,
+      }),
+    )
+
+    service.child.stdin!.write('report\n')
+    const report = await service.nextLine<{
+      balance_micros: string
+      spent_micros: string
+      call_count: string
+      rss_after_load_mb: number
+    }>()
+    const charged = 1_000_000_000_000n - BigInt(report.balance_micros)
+    const calls = BigInt(report.call_count)
+    const moneyExact =
+      charged === calls * PRICES.sanctions_screen.account.fresh && BigInt(report.spent_micros) === charged
+
+    const c = ceiling.requests_per_s
+    const table = [
+      `hot path, ${dbKind}, ${CONNECTIONS} connections, ${DURATION_S} s each, ${cpus().length} cores, load average ${loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')}`,
+      '| route                  |    req/s | ceiling | p50 ms | p99 ms | fails | ',
+      '|------------------------|----------|---------|--------|--------|-------|',
+      row('bare Hono JSON route', ceiling, c),
+      row('GET /health', health, c),
+      row('screen, API key', keyScreen, c),
+      row(
+        'screen, x402',
+        x402Screen,
+        c,
+        `${round((x402Screen.requests_per_s / keyScreen.requests_per_s) * 100)}% of the key path`,
+      ),
+      '',
+      `memory (service process, MB): before database ${ready.memory_mb.before_database}, after database ${ready.memory_mb.after_database} (database share ${round(ready.memory_mb.after_database - ready.memory_mb.before_database)}), first-load peak ${ready.memory_mb.first_load_peak}, idle with ${ready.lists.map((l) => `${l.list_key} ${l.entries}`).join(', ')}: ${ready.memory_mb.idle}, after the load ${report.rss_after_load_mb}`,
+      `first load ${ready.first_load_ms} ms; ${payments.length} x402 payments signed in ${round(signMs)} ms before the clock; key money exact: ${moneyExact} (${calls} calls, ${charged} micro-USDC)`,
+    ]
+    console.log(table.join('\n'))
+    console.log(
+      JSON.stringify({
+        command: `npm run bench:hot-path -- --db ${dbKind}`,
+        database: dbKind,
+        connections: CONNECTIONS,
+        duration_s: DURATION_S,
+        ceiling,
+        health,
+        key_screen: keyScreen,
+        x402_screen: x402Screen,
+        ratios: {
+          health: round(health.requests_per_s / c, 3),
+          key_screen: round(keyScreen.requests_per_s / c, 3),
+          x402_screen: round(x402Screen.requests_per_s / c, 3),
+          x402_of_key: round(x402Screen.requests_per_s / keyScreen.requests_per_s, 3),
+        },
+        memory_mb: { ...ready.memory_mb, after_load: report.rss_after_load_mb },
+        first_load_ms: ready.first_load_ms,
+        money_exact: moneyExact,
+      }),
+    )
+    if (!moneyExact) process.exitCode = 1
+  } finally {
+    for (const child of children) child.kill('SIGTERM')
+    facilitator.close()
+    await setup.stop()
+    postgres?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === '--serve') await serviceChild()
+else if (process.argv[2] === '--bare') await bareChild()
+else await main()

@@ -1,0 +1,88 @@
+import type { ListHealth } from '../core/sanctions/list-health.ts'
+
+/** What /health reports about the database and the lists, as last checked. */
+export interface HealthSnapshot {
+  reachable: boolean
+  lists: ListHealth[]
+  /** When this state was checked (monotonic milliseconds, performance.now()). */
+  checkedAt: number
+}
+
+/** The parts a health check reads. */
+export interface HealthSources {
+  database: { ping(): Promise<boolean> }
+  lists?: () => ListHealth[]
+}
+
+export interface HealthMonitor {
+  /** The last checked state; checked now when there is none yet or it is older than it may be. */
+  current(): Promise<HealthSnapshot>
+  /** Checks now and then every `intervalMs` in the background, until stop. */
+  start(): void
+  stop(): void
+}
+
+/** How often the background check runs by default: /health is never more than about this old. */
+export const HEALTH_CHECK_INTERVAL_MS = 1000
+
+/**
+ * /health answered from state checked in the background instead of a database query per request
+ * (a load balancer or a monitor polling /health costs the database one ping a second, however
+ * often it asks). The answer says how old its state is. A ping that does not answer within
+ * `pingTimeoutMs` counts as unreachable, so a hung database shows within interval + timeout.
+ * Not started (an app built without a service), each state is used for at most `intervalMs`.
+ */
+export function createHealthMonitor(
+  sources: HealthSources,
+  options: { intervalMs?: number; pingTimeoutMs?: number } = {},
+): HealthMonitor {
+  const intervalMs = options.intervalMs ?? HEALTH_CHECK_INTERVAL_MS
+  const pingTimeoutMs = options.pingTimeoutMs ?? 2000
+  let snapshot: HealthSnapshot | undefined
+  let checking: Promise<HealthSnapshot> | undefined
+  let timer: NodeJS.Timeout | undefined
+  /** While the timer runs, a state stays valid through one slow check; else for one interval. */
+  const maxAgeMs = () => (timer ? 2 * intervalMs + pingTimeoutMs : intervalMs)
+
+  async function ping(): Promise<boolean> {
+    let timeout: NodeJS.Timeout | undefined
+    const late = new Promise<boolean>((resolve) => {
+      timeout = setTimeout(() => resolve(false), pingTimeoutMs)
+    })
+    try {
+      return await Promise.race([sources.database.ping().catch(() => false), late])
+    } finally {
+      clearTimeout(timeout)
+    }
+  }
+
+  function check(): Promise<HealthSnapshot> {
+    checking ??= (async () => {
+      const checkedAt = performance.now()
+      const reachable = await ping()
+      const next = { reachable, lists: sources.lists?.() ?? [], checkedAt }
+      snapshot = next
+      return next
+    })().finally(() => {
+      checking = undefined
+    })
+    return checking
+  }
+
+  return {
+    async current() {
+      if (snapshot && performance.now() - snapshot.checkedAt <= maxAgeMs()) return snapshot
+      return check()
+    },
+    start() {
+      if (timer) return
+      timer = setInterval(() => void check(), intervalMs)
+      timer.unref()
+      void check()
+    },
+    stop() {
+      clearInterval(timer)
+      timer = undefined
+    },
+  }
+}
