@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { SanctionsNameScreen } from '../checks/sanctions-name-screen.ts'
 import { ServiceError } from '../errors.ts'
 import {
   type DismissableMatch,
@@ -9,7 +10,7 @@ import {
   MatchDismissalSchema,
   subjectKeyOf,
 } from '../sanctions/dismissal-store.ts'
-import { ListKeySchema } from '../sanctions/types.ts'
+import { type ListKey, ListKeySchema } from '../sanctions/types.ts'
 import { defineOperation } from './define.ts'
 
 export { MatchDismissalSchema }
@@ -210,4 +211,48 @@ export async function withDismissals<M extends DismissableMatch>(
 /** A match that counts towards the verdict: not dismissed (a re-opened one counts). */
 export function isOpen(match: { dismissal?: MatchDismissal }): boolean {
   return match.dismissal?.status !== 'dismissed'
+}
+
+/**
+ * The checks' sanctions port with the calling key's dismissals applied to name screens: a
+ * dismissed match (entry unchanged) leaves `matches` for `dismissed`, so it no longer makes the
+ * screen a possible match, and the check's evidence names it with who dismissed it, when and why.
+ * A re-opened one stays a match.
+ */
+export function dismissalAwareScreen(
+  ctx: OperationContext<'sanctions' | 'dismissals' | 'sanctionsLists'>,
+): SanctionsNameScreen | undefined {
+  const port = ctx.deps.sanctions
+  if (!port || !ctx.deps.dismissals || ctx.caller.kind !== 'key') return port
+  return {
+    ...port,
+    screenName: async (name, country, options) => {
+      const result = await port.screenName(name, country, options)
+      if (result.status !== 'ok' || result.matches.length === 0) return result
+      const applied = await withDismissals(
+        ctx,
+        'name',
+        name,
+        result.matches.map((match) => ({ ...match, list_key: match.list_key as ListKey })),
+      )
+      const open = applied.filter(isOpen).map(({ dismissal: _dismissal, ...match }) => match)
+      const dismissed = applied.flatMap(({ dismissal, ...match }) =>
+        dismissal && !isOpen({ dismissal })
+          ? [
+              {
+                ...match,
+                dismissal: {
+                  dismissal_id: dismissal.dismissal_id,
+                  dismissed_by: dismissal.dismissed_by,
+                  dismissed_at: dismissal.dismissed_at,
+                  reason: dismissal.reason,
+                },
+              },
+            ]
+          : [],
+      )
+      if (dismissed.length === 0) return result
+      return { ...result, possible_match: open.length > 0, matches: open, dismissed }
+    },
+  }
 }
