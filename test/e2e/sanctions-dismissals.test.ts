@@ -225,4 +225,25 @@ describe.each(DATABASE_KINDS)('sanctions dismissals on real UN list versions (%s
     expect(withdrawn.body.possible_match).toBe(true)
     expect(matchOf(withdrawn.body, '6907993').dismissal).toBeUndefined()
   })
+  it('erases a subject of key A on request (POST /v1/data/purge), leaving key B alone, and refuses an unconfirmed purge of everything', async () => {
+    const unconfirmed = await h.call('POST', '/v1/data/purge', keyA, { all: true })
+    expect(unconfirmed.status).toBe(422)
+    expect(JSON.stringify(unconfirmed.body)).toContain('confirm')
+    const watchedB = (await h.call('GET', '/v1/watchlist?limit=10', keyB)).body.total
+    const purged = await h.call('POST', '/v1/data/purge', keyA, { subject: 'ibrahim ali abu bakr tantoush' })
+    expect(purged.status).toBe(200)
+    const removed = Object.fromEntries(purged.body.removed.map((item: Json) => [item.table, item.count]))
+    expect(removed).toMatchObject({ watchlist_entries: 1, sanctions_dismissals: 1, compliance_alerts: 1 })
+    expect(purged.body.kept.map((item: Json) => item.category)).toEqual(
+      expect.arrayContaining(['key_balance', 'settlements']),
+    )
+    const left = (await h.call('GET', '/v1/sanctions/dismissals', keyA)).body.dismissals
+    expect(left.map((d: Json) => d.entry_id)).toEqual(['3020633'])
+    expect((await h.call('GET', '/v1/watchlist?limit=10', keyB)).body.total).toBe(watchedB)
+    const again = await h.call('POST', '/v1/data/purge', keyA, { subject: 'Ibrahim Ali Abu Bakr Tantoush' })
+    expect(again.body.total_removed).toBe(0)
+    const inventory = await h.call('GET', '/v1/data/inventory', keyA)
+    const dismissals = inventory.body.find((item: Json) => item.category === 'sanctions_dismissals')
+    expect(dismissals).toMatchObject({ record_count: 1, scope: 'caller' })
+  })
 })
