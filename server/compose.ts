@@ -16,6 +16,7 @@ import {
 import { createProviderRegistrations } from '../core/providers/index.ts'
 import type { ReportSigner } from '../core/reports/evidence.ts'
 import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
+import { createDataPurge } from '../core/retention/data-purge.ts'
 import { listHealth } from '../core/sanctions/list-health.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { DataDirLock } from '../core/store/data-dir-lock.ts'
@@ -281,6 +282,9 @@ async function buildServiceDeps(
     providers,
     dataInventory: parts.retention.inventory,
     monitoring: parts.monitoring.port,
+    dismissals: parts.monitoring.dismissals,
+    // onPurged is where an audit trail of erasures connects.
+    purge: createDataPurge({ db: database.db }),
   }
 }
 

@@ -5,6 +5,7 @@ import type { Clock } from '../core/context.ts'
 import type { MonitoringPort } from '../core/monitoring/monitoring-port.ts'
 import { createSanctionsMonitor, type SanctionsMonitor } from '../core/monitoring/sanctions-monitor.ts'
 import { createWatchlistStore } from '../core/monitoring/watchlist-store.ts'
+import { createDismissalStore, type DismissalStore } from '../core/sanctions/dismissal-store.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { Database } from '../core/store/database.ts'
 import { deliverOnce } from '../core/webhooks/deliver.ts'
@@ -25,6 +26,8 @@ export interface Monitoring {
   port: MonitoringPort
   monitor: SanctionsMonitor
   webhooks: WebhookStore
+  /** The keys' dismissed sanctions matches (screens, watchlist screens and alerts read them). */
+  dismissals: DismissalStore
   worker: DeliveryWorker | undefined
   start(): void
   stop(): Promise<void>
@@ -105,12 +108,15 @@ export function buildMonitoring(
           log,
         })
       : undefined
+  // onChange is where an audit trail of dismissals connects.
+  const dismissals = createDismissalStore({ db: database.db, clock })
   const monitor = createSanctionsMonitor({
     db: database.db,
     clock,
     listStore: createSanctionsListStore(database.db, clock),
     watchlist,
     webhooks,
+    dismissals,
     intervalMs: config.ALERTS_POLL_MS,
     onQueued: () => worker?.poke(),
     log,
@@ -127,6 +133,7 @@ export function buildMonitoring(
     port,
     monitor,
     webhooks,
+    dismissals,
     worker,
     start() {
       monitor.start()

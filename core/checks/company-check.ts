@@ -334,6 +334,7 @@ function mergeResults(a: SanctionsNameScreenResult, b: SanctionsNameScreenResult
       status: 'ok',
       possible_match: a.possible_match || b.possible_match,
       matches: [...a.matches, ...b.matches],
+      ...(a.dismissed || b.dismissed ? { dismissed: [...(a.dismissed ?? []), ...(b.dismissed ?? [])] } : {}),
       list_dates: { ...a.list_dates, ...b.list_dates },
       coverage: b.coverage.lists_checked.length < a.coverage.lists_checked.length ? b.coverage : a.coverage,
     }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MatchDismissalSchema } from '../sanctions/dismissal-store.ts'
 import { EntryTypeSchema, type ListKey, ListKeySchema } from '../sanctions/types.ts'
 
 /**
@@ -63,6 +64,9 @@ export const AlertMatchSchema = z
       .string()
       .nullable()
       .describe('The newest stored check with this subject, when basis is checked'),
+    dismissal: MatchDismissalSchema.optional().describe(
+      'Present when the key had dismissed this match and the list entry changed since: the dismissal is re-opened (status reopened, "list entry changed"). A dismissed match whose entry did not change raises no alert',
+    ),
   })
   .strict()
 export type AlertMatch = z.infer<typeof AlertMatchSchema>

@@ -1,10 +1,20 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, or, type SQL } from 'drizzle-orm'
 import type { Clock } from '../context.ts'
+import {
+  type Dismissal,
+  type DismissalStore,
+  ENTRY_CHANGED,
+  matchDismissalOf,
+  stillCovers,
+  subjectKeyOf,
+} from '../sanctions/dismissal-store.ts'
+import type { EntryChange } from '../sanctions/list-diff.ts'
 import type { SanctionsListStore } from '../sanctions/list-store.ts'
+import type { SanctionsEntry } from '../sanctions/types.ts'
 import type { Db } from '../store/database.ts'
 import { alertDiffRuns, complianceAlerts, entityChecks } from '../store/schema.ts'
 import type { WebhookStore } from '../webhooks/webhook-store.ts'
-import { buildAlerts, type KeySubject } from './alert-builder.ts'
+import { type BuiltAlert, buildAlerts, type KeySubject } from './alert-builder.ts'
 import type { Alert, Jurisdiction, Severity, Subject } from './alert-schema.ts'
 import type { WatchlistStore } from './watchlist-store.ts'
 
@@ -41,6 +51,8 @@ export interface SanctionsMonitorOptions {
   listStore: SanctionsListStore
   watchlist: WatchlistStore
   webhooks: WebhookStore
+  /** The keys' dismissed matches: an alert for one whose entry did not change is not raised; one whose entry changed re-opens it. */
+  dismissals?: Pick<DismissalStore, 'allActive' | 'reopen'>
   /** Called after deliveries were queued (wakes the delivery worker). */
   onQueued?: () => void
   /** How often to look for new diffs (default 30 s). */
@@ -116,6 +128,61 @@ export function createSanctionsMonitor(options: SanctionsMonitorOptions): Sancti
     return list
   }
 
+  /**
+   * Drops the key alerts of dismissed matches whose entry reads as when it was dismissed (and of
+   * dismissed entries delisted), and marks those whose entry changed as re-opening the dismissal.
+   */
+  async function applyDismissals(
+    built: BuiltAlert[],
+    detail: { added: SanctionsEntry[]; changed: EntryChange[] },
+  ): Promise<{ alerts: BuiltAlert[]; reopen: string[] }> {
+    const store = options.dismissals
+    if (!store || !built.some((item) => item.key_id && item.alert.match)) return { alerts: built, reopen: [] }
+    const active = new Map<string, Dismissal>()
+    for (const dismissal of await store.allActive()) {
+      const subjectKey = subjectKeyOf(dismissal.subject_type, dismissal.subject)
+      active.set(
+        `${dismissal.key_id}\u0000${dismissal.subject_type}\u0000${subjectKey}\u0000${dismissal.list_key}\u0000${dismissal.entry_id}`,
+        dismissal,
+      )
+    }
+    if (active.size === 0) return { alerts: built, reopen: [] }
+    const after = new Map<string, SanctionsEntry>()
+    for (const entry of detail.added) after.set(entry.entry_id, entry)
+    for (const change of detail.changed) after.set(change.entry_id, change.after)
+    const alerts: BuiltAlert[] = []
+    const reopen = new Set<string>()
+    for (const item of built) {
+      const match = item.alert.match
+      if (!item.key_id || !match) {
+        alerts.push(item)
+        continue
+      }
+      const subjectKey = subjectKeyOf(match.subject.type, match.subject.value)
+      const dismissal = active.get(
+        `${item.key_id}\u0000${match.subject.type}\u0000${subjectKey}\u0000${item.alert.list_key}\u0000${item.alert.entry.entry_id}`,
+      )
+      if (!dismissal) {
+        alerts.push(item)
+        continue
+      }
+      const entry = after.get(item.alert.entry.entry_id)
+      if (item.alert.event_type === 'entry_removed' || (entry && stillCovers(dismissal, entry))) continue
+      reopen.add(dismissal.dismissal_id)
+      const reopened = {
+        ...dismissal,
+        status: 'reopened' as const,
+        reopened_at: clock.now().toISOString(),
+        reopened_reason: ENTRY_CHANGED,
+      }
+      alerts.push({
+        key_id: item.key_id,
+        alert: { ...item.alert, match: { ...match, dismissal: matchDismissalOf(reopened, 'reopened') } },
+      })
+    }
+    return { alerts, reopen: [...reopen] }
+  }
+
   async function processDiff(diffId: string): Promise<number> {
     const diff = await listStore.readDiff(diffId)
     if (!diff) return 0
@@ -132,19 +199,20 @@ export function createSanctionsMonitor(options: SanctionsMonitorOptions): Sancti
       },
       await loadSubjects(),
     )
+    const { alerts: raised, reopen } = await applyDismissals(built, diff.detail)
     let queued = 0
     const stored = await db.transaction(async (tx) => {
       const claimed = await tx
         .insert(alertDiffRuns)
-        .values({ diffId, alertCount: built.length, processedAt: clock.now() })
+        .values({ diffId, alertCount: raised.length, processedAt: clock.now() })
         .onConflictDoNothing()
         .returning({ diffId: alertDiffRuns.diffId })
       if (claimed.length === 0) return 0
-      for (let start = 0; start < built.length; start += 500) {
+      for (let start = 0; start < raised.length; start += 500) {
         await tx
           .insert(complianceAlerts)
           .values(
-            built.slice(start, start + 500).map(({ key_id, alert }) => ({
+            raised.slice(start, start + 500).map(({ key_id, alert }) => ({
               id: alert.alert_id,
               diffId,
               keyId: key_id,
@@ -159,7 +227,7 @@ export function createSanctionsMonitor(options: SanctionsMonitorOptions): Sancti
           )
           .onConflictDoNothing()
       }
-      for (const { key_id, alert } of built) {
+      for (const { key_id, alert } of raised) {
         if (!key_id) continue
         queued += await webhooks.enqueue(
           tx,
@@ -170,8 +238,11 @@ export function createSanctionsMonitor(options: SanctionsMonitorOptions): Sancti
           new Date(alert.created_at),
         )
       }
-      return built.length
+      return raised.length
     })
+    // After the commit: the alerts saying so are stored. A crash in between leaves them active;
+    // the next screen of the subject compares the fingerprint and re-opens them then.
+    if (stored > 0 && reopen.length > 0) await options.dismissals?.reopen(reopen, ENTRY_CHANGED)
     if (stored > 0) {
       log('info', 'compliance alerts stored', {
         diff: diffId,

@@ -44,6 +44,7 @@ import {
   requireEntityEvidence,
   SANCTIONS_PART,
 } from './readiness.ts'
+import { dismissalAwareScreen } from './sanctions-dismissals.ts'
 import { MOCK_MARKER, mockSeed } from './sandbox-mock.ts'
 
 /** spec: POST /v1/entity/check request. No other properties are allowed. */
@@ -186,7 +187,7 @@ export function informationOf(input: Pick<EntityCheckInputType, 'target_industri
  */
 export async function runEntityCheck(
   input: EntityCheckInputType,
-  ctx: OperationContext<'checks' | 'companySources' | 'sanctions'>,
+  ctx: OperationContext<'checks' | 'companySources' | 'sanctions' | 'dismissals' | 'sanctionsLists'>,
 ) {
   const { target_industries: _industries, target_size: _size, ...scored } = input
   const domain = input.domain ? validateDomain(input.domain) : undefined
@@ -221,7 +222,7 @@ export async function runEntityCheck(
           enhanced: tier === 'enhanced',
           sanctions_match: tier === 'enhanced' ? 'fuzzy' : 'exact',
         },
-        companyCheckDeps(ctx),
+        { ...companyCheckDeps(ctx), sanctions: dismissalAwareScreen(ctx) },
       )
       const { trust } = outcome
       requireEntityEvidence('entity_check', trust.sources)
@@ -278,7 +279,7 @@ export const entityCheck = defineOperation({
   output: EntityCheckResult,
   price: PRICES.entity_check,
   essentials: companyCheckEssentials,
-  ports: ['checks', 'companySources', 'sanctions'],
+  ports: ['checks', 'companySources', 'sanctions', 'dismissals', 'sanctionsLists'],
   access: { sandbox: 'mock' },
   openWorld: true,
   mock: mockEntityCheck,

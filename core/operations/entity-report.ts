@@ -381,7 +381,7 @@ export const entityReport = defineOperation({
       ]
     },
   },
-  ports: ['checks', 'companySources', 'deepCheck', 'reports', 'sanctions'],
+  ports: ['checks', 'companySources', 'deepCheck', 'reports', 'sanctions', 'dismissals', 'sanctionsLists'],
   access: { sandbox: 'refuse' },
   openWorld: true,
   run: buildEntityReport,

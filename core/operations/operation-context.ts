@@ -12,6 +12,8 @@ import type { ProviderDirectory } from '../providers/provider-directory.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
 import type { ReportStore } from '../reports/report-store.ts'
 import type { DataInventoryItem } from '../retention/data-inventory.ts'
+import type { DataPurge } from '../retention/data-purge.ts'
+import type { DismissalStore } from '../sanctions/dismissal-store.ts'
 import type { SanctionsService } from '../sanctions/sanctions-service.ts'
 import type { AgentChainReader } from '../sources/agent-chain.ts'
 import type { UsageReports } from '../usage/usage-reports.ts'
@@ -53,6 +55,10 @@ export interface ServiceDeps {
   monitoring?: MonitoringPort
   /** The calling key's usage (GET /v1/usage/summary, /v1/usage/endpoints). */
   usage?: UsageReports
+  /** Dismissed sanctions matches per key; absent: dismissals answer 503 and screens show none. */
+  dismissals?: DismissalStore
+  /** Erasure on request (POST /v1/data/purge); absent: 503. */
+  purge?: DataPurge
 }
 
 /** The name of one port of {@link ServiceDeps}. */

@@ -1,6 +1,7 @@
 import { agentCheck } from './agent-check.ts'
 import { complianceAlerts } from './compliance-alerts.ts'
 import { dataInventory } from './data-inventory.ts'
+import { dataPurge } from './data-purge.ts'
 import type { AnyOperation } from './define.ts'
 import { entityCheck } from './entity-check.ts'
 import { entityDeepCheck } from './entity-deep-check.ts'
@@ -14,6 +15,11 @@ import { providersList } from './providers-list.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
+import {
+  sanctionsDismissalCreate,
+  sanctionsDismissalDelete,
+  sanctionsDismissalList,
+} from './sanctions-dismissals.ts'
 import { sanctionsScreen } from './sanctions-screen.ts'
 import { usageEndpoints } from './usage-endpoints.ts'
 import { usageSummary } from './usage-summary.ts'
@@ -34,6 +40,9 @@ export const operations: readonly AnyOperation[] = [
   reputationScore,
   kybCheck,
   sanctionsScreen,
+  sanctionsDismissalCreate,
+  sanctionsDismissalList,
+  sanctionsDismissalDelete,
   reputationHistory,
   keysUsage,
   keysRevoke,
@@ -46,6 +55,7 @@ export const operations: readonly AnyOperation[] = [
   walletBalance,
   providersList,
   dataInventory,
+  dataPurge,
   complianceAlerts,
   watchlistAdd,
   watchlistList,

@@ -13,6 +13,7 @@ import { SanctionsMatchSchema } from '../sanctions/sanctions-screen.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
 import { listsNotReady, SANCTIONS_PART } from './readiness.ts'
+import { isOpen, MatchDismissalSchema, withDismissals } from './sanctions-dismissals.ts'
 
 const BIRTH_DATE = /^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$/
 
@@ -86,15 +87,27 @@ export const SanctionsScreenMatch = SanctionsMatchSchema.omit({ basis: true }).e
   score_breakdown: ScoreBreakdownSchema.optional().describe(
     'Fuzzy mode only: which listed name matched, part by part, and what the evidence added or took away',
   ),
+  dismissal: MatchDismissalSchema.optional(),
 })
 
 /** spec: POST /v1/sanctions/screen response 200. */
 export const SanctionsScreenResult = z.object({
-  possible_match: z.boolean().describe('True when at least one list entry matched the name'),
+  possible_match: z
+    .boolean()
+    .describe(
+      'True when at least one list entry matched the name and the calling key has not dismissed that match (a dismissed match stays in matches but does not count; a re-opened one counts)',
+    ),
   result: z
     .enum(['clear', 'possible_match', 'incomplete'])
     .describe(
-      'clear: no match and every list (OFAC SDN, EU, UN) was checked; possible_match: an entry matched; incomplete: no match on the lists checked, but not every list was (see coverage), so it is not clear',
+      'clear: no open match (none, or every match dismissed by the calling key with its entry unchanged) and every list (OFAC SDN, EU, UN) was checked; possible_match: an entry matched and is not dismissed; incomplete: no open match on the lists checked, but not every list was (see coverage), so it is not clear',
+    ),
+  dismissed_matches: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      'How many of the matches the calling key dismissed (dismissal.status dismissed); their match_score is unchanged',
     ),
   matches: z
     .array(SanctionsScreenMatch)
@@ -155,7 +168,7 @@ export const sanctionsScreen = defineOperation({
   output: SanctionsScreenResult,
   price: PRICES.sanctions_screen,
   essentials: { parts: [SANCTIONS_PART], check: (_input, deps) => listsNotReady(deps, 'names') },
-  ports: ['sanctionsLists'],
+  ports: ['sanctionsLists', 'dismissals'],
   access: { sandbox: 'refuse' },
   run: async (input, ctx) => {
     const lists = ctx.deps.sanctionsLists
@@ -170,10 +183,18 @@ export const sanctionsScreen = defineOperation({
         ...(input.id_number ? { id_number: input.id_number } : {}),
       })
       if (!fuzzy || fuzzy.status === 'unavailable') throw listsNotLoaded()
+      const matches = await withDismissals(
+        ctx,
+        'name',
+        input.name,
+        fuzzy.matches.map(({ basis: _basis, ...match }) => match),
+      )
+      const open = matches.filter(isOpen).length
       return {
-        possible_match: fuzzy.matches.length > 0,
-        result: resultOf(fuzzy.matches.length > 0, fuzzy.coverage),
-        matches: fuzzy.matches.map(({ basis: _basis, ...match }) => match),
+        possible_match: open > 0,
+        result: resultOf(open > 0, fuzzy.coverage),
+        dismissed_matches: matches.length - open,
+        matches,
         matches_truncated: fuzzy.truncated,
         lists_checked: fuzzy.lists.map((list) => list.list),
         list_dates: listDates(fuzzy.lists),
@@ -187,15 +208,22 @@ export const sanctionsScreen = defineOperation({
     }
     const result = lists?.screenName(input.name, input.country ? { country: input.country } : {})
     if (!result || result.status === 'unavailable') throw listsNotLoaded()
-    const matched = result.matches.length > 0
-    return {
-      possible_match: matched,
-      result: resultOf(matched, result.coverage),
+    const matches = await withDismissals(
+      ctx,
+      'name',
+      input.name,
       // screenName only yields name_exact and name_tokens matches.
-      matches: result.matches.map(({ basis: _basis, ...match }) => ({
+      result.matches.map(({ basis: _basis, ...match }) => ({
         ...match,
         match_type: match.match_type as 'name_exact' | 'name_tokens',
       })),
+    )
+    const open = matches.filter(isOpen).length
+    return {
+      possible_match: open > 0,
+      result: resultOf(open > 0, result.coverage),
+      dismissed_matches: matches.length - open,
+      matches,
       matches_truncated: result.truncated,
       lists_checked: result.lists.map((list) => list.list),
       list_dates: listDates(result.lists),

@@ -23,6 +23,7 @@ import { requiredIssue } from '../validate/required-issue.ts'
 import { monitoringOf } from './compliance-alerts.ts'
 import { defineOperation } from './define.ts'
 import { keyCallerOf, type OperationContext } from './operation-context.ts'
+import { isOpen, MatchDismissalSchema, withDismissals } from './sanctions-dismissals.ts'
 
 /**
  * The per-key watchlist (spec: /v1/watchlist routes): names, wallets and
@@ -105,9 +106,11 @@ const ScreeningSchema = z
       .boolean()
       .nullable()
       .describe(
-        'Whether it matches a list entry now; null when unavailable, or partial without a match (not known)',
+        'Whether it matches a list entry now that the key has not dismissed; null when unavailable, or partial without an open match (not known)',
       ),
-    matches: z.array(SanctionsMatchSchema).describe('Matching entries now, best first (at most 10)'),
+    matches: z
+      .array(SanctionsMatchSchema.extend({ dismissal: MatchDismissalSchema.optional() }).strict())
+      .describe('Matching entries now, best first (at most 10); dismissed ones carry dismissal'),
     coverage: SanctionsCoverageSchema,
     list_note: z.string(),
   })
@@ -115,10 +118,9 @@ const ScreeningSchema = z
 
 const WatchlistEntryWithScreening = WatchlistEntrySchema.extend({ screening: ScreeningSchema }).strict()
 
-function screeningOf(
-  result: SanctionsScreening | undefined,
-  promised: readonly ListKey[],
-): z.infer<typeof ScreeningSchema> {
+type Screening = z.infer<typeof ScreeningSchema>
+
+function screeningOf(result: SanctionsScreening | undefined, promised: readonly ListKey[]): Screening {
   // Nothing the screen promises was checked (an address screen without OFAC SDN): unavailable.
   if (!result || result.status === 'unavailable' || result.coverage.status === 'none') {
     return {
@@ -141,7 +143,7 @@ function screeningOf(
 }
 
 /** Screens an entry against the lists held now, by the same rules as the checks. */
-function screenEntry(entry: WatchlistEntry, ctx: OperationContext<'sanctionsLists'>) {
+function screenRaw(entry: WatchlistEntry, ctx: OperationContext<'sanctionsLists'>): Screening {
   const lists = ctx.deps.sanctionsLists
   const promised = entry.type === 'wallet' ? ADDRESS_SCREEN_LISTS : NAME_SCREEN_LISTS
   if (!lists) return screeningOf(undefined, promised)
@@ -153,6 +155,25 @@ function screenEntry(entry: WatchlistEntry, ctx: OperationContext<'sanctionsList
     lists.screenName(entry.value, { ...limit, ...(entry.country ? { country: entry.country } : {}) }),
     promised,
   )
+}
+
+/**
+ * The entry screened now with the key's dismissals applied: a dismissed match stays listed but
+ * does not make matches_today true.
+ */
+async function screenEntry(
+  entry: WatchlistEntry,
+  ctx: OperationContext<'sanctionsLists' | 'dismissals'>,
+): Promise<Screening> {
+  const screening = screenRaw(entry, ctx)
+  if (screening.matches.length === 0) return screening
+  const matches = await withDismissals(ctx, entry.type, entry.value, screening.matches)
+  const open = matches.some(isOpen)
+  return {
+    ...screening,
+    matches,
+    matches_today: open ? true : screening.status === 'ok' ? false : null,
+  }
 }
 
 const WatchlistIdInput = z
@@ -168,7 +189,7 @@ export const watchlistAdd = defineOperation({
   input: WatchlistAddInput,
   output: WatchlistEntryWithScreening,
   price: null,
-  ports: ['monitoring', 'sanctionsLists'],
+  ports: ['monitoring', 'sanctionsLists', 'dismissals'],
   access: { sandbox: 'run', tenant: true },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)
@@ -179,7 +200,7 @@ export const watchlistAdd = defineOperation({
       chain: input.type === 'wallet' ? walletChainOf(input.value.trim(), input.chain) : null,
       label: input.label ?? null,
     })
-    return { ...entry, screening: screenEntry(entry, ctx) }
+    return { ...entry, screening: await screenEntry(entry, ctx) }
   },
 })
 
@@ -220,13 +241,13 @@ export const watchlistGet = defineOperation({
   input: WatchlistIdInput,
   output: WatchlistEntryWithScreening,
   price: null,
-  ports: ['monitoring', 'sanctionsLists'],
+  ports: ['monitoring', 'sanctionsLists', 'dismissals'],
   access: { sandbox: 'run', tenant: true },
   run: async (input, ctx) => {
     const caller = keyCallerOf(ctx)
     const entry = await monitoringOf(ctx).watchlist.get(caller.keyId, input.watchlist_id)
     if (!entry) throw new ServiceError('not_found', 'unknown watchlist entry')
-    return { ...entry, screening: screenEntry(entry, ctx) }
+    return { ...entry, screening: await screenEntry(entry, ctx) }
   },
 })
 

@@ -156,6 +156,19 @@ export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
     legalNote: 'GDPR Art. 6(1)(b) and (c): the caller’s sanctions monitoring; two years of alert history',
   },
   {
+    category: 'sanctions_dismissals',
+    description:
+      'Sanctions matches a key dismissed as false positives: the subject as screened, the list entry and its fingerprint, the reason and who dismissed it',
+    table: 'sanctions_dismissals',
+    timestampColumn: 'created_at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: 3650,
+    cleanup: 'owner',
+    ownerCleanupEveryMs: 24 * 60 * 60_000,
+    legalNote:
+      'GDPR Art. 6(1)(b) and (c): the key’s screening decisions, kept while the key relies on them (AML record keeping); removed with DELETE /v1/sanctions/dismissals/{id} or POST /v1/data/purge',
+  },
+  {
     category: 'watchlist',
     description: 'Names, register numbers and wallet addresses a key asked to monitor',
     table: 'watchlist_entries',

@@ -14,7 +14,7 @@ import {
   type LoadedList,
   type SanctionsScreening,
 } from './screening-index.ts'
-import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey } from './types.ts'
+import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey, type SanctionsEntry } from './types.ts'
 
 export type {
   ListProgressEvent,
@@ -91,6 +91,8 @@ export interface SanctionsService {
     country?: string,
     options?: Pick<ScreenOptions, 'limit'>,
   ): SanctionsScreening
+  /** The entry screens see now by list and id (dismissal fingerprints); undefined when not listed. */
+  entry(list: ListKey, entryId: string): SanctionsEntry | undefined
   /** The `list_note` of a screen result: dates and ages of the lists, which are stale and which are missing. */
   listNote(): string
   /** Every list's state now (loaded with its age, loading, not configured, load failed). */
@@ -126,6 +128,7 @@ export function createSanctionsService(options: SanctionsServiceOptions): Sancti
     screenNameFuzzy: lists.screenNameFuzzy,
     screenAddress: lists.screenAddress,
     screenRegistration: lists.screenRegistration,
+    entry: lists.entry,
     listNote: lists.listNote,
     listStates: lists.listStates,
     coverage: lists.coverage,

@@ -136,6 +136,20 @@ export interface ScreeningIndex {
     country?: string,
     options?: Pick<ScreenOptions, 'limit'>,
   ): SanctionsScreening
+  /** The entry screens see now (the indexed version) by list and id; undefined when not listed. */
+  entry(list: ListKey, entryId: string): SanctionsEntry | undefined
+}
+
+/** Entries of an index by `list\u0000entry_id`, built on first use and dropped with the index. */
+const entriesById = new WeakMap<SanctionsIndex, Map<string, SanctionsEntry>>()
+
+function entryOf(index: SanctionsIndex, list: ListKey, entryId: string): SanctionsEntry | undefined {
+  let byId = entriesById.get(index)
+  if (!byId) {
+    byId = new Map(index.entries.map((entry) => [`${entry.list}\u0000${entry.entry_id}`, entry]))
+    entriesById.set(index, byId)
+  }
+  return byId.get(`${list}\u0000${entryId}`)
 }
 
 const HOUR = 3_600_000
@@ -386,5 +400,6 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
       screening(ADDRESS_SCREEN_LISTS, (current) => screenAddress(current, address, screenOptions)),
     screenRegistration: (number, country, screenOptions) =>
       screening(NAME_SCREEN_LISTS, (current) => screenRegistration(current, number, country, screenOptions)),
+    entry: (list, entryId) => (index ? entryOf(index, list, entryId) : undefined),
   }
 }

@@ -14,7 +14,7 @@ import type {
 import { ibanCountry } from '../validate/index.ts'
 import type { FactorName, FactorSeverity, RiskFactor, SourceAssessment, SourceRole } from './factors.ts'
 import { compareCompanyNames } from './name-match.ts'
-import type { SanctionsNameScreenResult } from './sanctions-name-result.ts'
+import type { SanctionsDismissedMatch, SanctionsNameScreenResult } from './sanctions-name-result.ts'
 import { PARTIAL_SANCTIONS_PENALTY, unavailableAssessment } from './trust-score.ts'
 
 /*
@@ -580,6 +580,22 @@ export function assessCountryRisk(risk: CountryRisk, fetchedAt: string): SourceA
   }
 }
 
+/**
+ * The matches the calling key dismissed, for the evidence: they do not count, but the answer
+ * says they were there and who dismissed them, when and why.
+ */
+function dismissedNote(dismissed: readonly SanctionsDismissedMatch[] | undefined): string {
+  if (!dismissed || dismissed.length === 0) return ''
+  const items = dismissed
+    .slice(0, 5)
+    .map(
+      (m) =>
+        `${m.matched_name} on ${m.list} (${m.entry_id}), dismissed by ${m.dismissal.dismissed_by} on ${m.dismissal.dismissed_at.slice(0, 10)}: ${m.dismissal.reason}`,
+    )
+    .join('; ')
+  return `; ${dismissed.length} match${dismissed.length === 1 ? '' : 'es'} dismissed by this key (entry unchanged since): ${items}`
+}
+
 /** What screening gave, with the names screened and when. */
 export interface SanctionsScreening {
   names: string[]
@@ -605,6 +621,7 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
     ? undefined
     : `not checked: ${coverage.lists_not_checked.map((list) => `${list.list} (${list.reason}: ${list.detail})`).join('; ')}`
   const quoted = names.map((n) => `"${n}"`).join(', ')
+  const dismissed = dismissedNote(result.dismissed)
   if (result.possible_match) {
     const matches = result.matches
       .slice(0, 5)
@@ -623,7 +640,7 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
           'sanctions_possible_match',
           'critical',
           -60,
-          `possible match for ${quoted}: ${matches}. A match is not a determination; clear it before doing business`,
+          `possible match for ${quoted}: ${matches}. A match is not a determination; clear it before doing business${dismissed}`,
         ),
       ],
     }
@@ -643,7 +660,7 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
             'sanctions_partial',
             'high',
             PARTIAL_SANCTIONS_PENALTY,
-            `no match for ${quoted} on ${lists}; the screen is partial, so this is not a clear result`,
+            `no match for ${quoted} on ${lists}; the screen is partial, so this is not a clear result${dismissed}`,
           ),
           status: 'partial',
         },
@@ -662,7 +679,7 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
         'sanctions_clear',
         'info',
         10,
-        `no match for ${quoted} on ${lists}${coverage.stale ? '; a list screened is stale (see its date)' : ''}`,
+        `no match for ${quoted} on ${lists}${coverage.stale ? '; a list screened is stale (see its date)' : ''}${dismissed}`,
       ),
     ],
   }

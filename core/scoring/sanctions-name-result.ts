@@ -10,6 +10,11 @@ export interface SanctionsNameMatch {
   match_score: number
 }
 
+/** A match the calling key dismissed as a false positive. */
+export interface SanctionsDismissedMatch extends SanctionsNameMatch {
+  dismissal: { dismissal_id: string; dismissed_by: string; dismissed_at: string; reason: string }
+}
+
 /**
  * What screening one name (or address) gives: an answer with the coverage of the lists it
  * promises, or `unavailable` (never clean). An answer whose coverage is not complete is never
@@ -20,6 +25,11 @@ export type SanctionsNameScreenResult =
       status: 'ok'
       possible_match: boolean
       matches: SanctionsNameMatch[]
+      /**
+       * Matches the calling key dismissed (entry unchanged since): not in `matches` and not a
+       * possible match, but named in the evidence with who dismissed them, when and why.
+       */
+      dismissed?: SanctionsDismissedMatch[]
       /** List name to the date of the loaded list version. */
       list_dates: Record<string, string>
       /** Lists checked (with dates and ages) and lists not checked, with why. */
