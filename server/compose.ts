@@ -15,6 +15,7 @@ import {
 } from '../core/operations/index.ts'
 import { createProviderRegistrations } from '../core/providers/index.ts'
 import type { ReportSigner } from '../core/reports/evidence.ts'
+import { createReportShares, type ReportShares } from '../core/reports/report-shares.ts'
 import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
 import { listHealth } from '../core/sanctions/list-health.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
@@ -25,6 +26,7 @@ import { createUsageRecorder } from '../core/usage/usage-recorder.ts'
 import { backfillUsageRollups, createUsageReports } from '../core/usage/usage-reports.ts'
 import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
 import { createApp } from '../http/app.ts'
+import type { PdfRenderer } from '../http/pdf.ts'
 import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
@@ -39,6 +41,7 @@ import { buildDeepCheck } from './deep-check-sources.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
+import { chromiumPdfRenderer } from './pdf-renderer.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildReportSigner } from './report-signing.ts'
 import { buildRetention } from './retention.ts'
@@ -113,9 +116,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const retention = buildRetention(config, database, clock, log, () => listHealth(sanctions.service))
   const embedded = database.kind === 'pglite' && !overrides.database
   const secretBox = webhookSecretBox(config, embedded)
+  const signer = await buildReportSigner(config, embedded, secretBox)
   const reports = {
-    signer: await buildReportSigner(config, embedded, secretBox),
+    signer,
     store: createReportStore(database.db),
+    shares: createReportShares({ db: database.db, clock, macKey: signer.shareKey }),
   }
   const monitoring = buildMonitoring(config, database, clock, log, secretBox, {
     instanceId,
@@ -154,7 +159,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       log('error', 'the result of a paid call was not stored', { operationId, error: String(error) }),
   }
   const startedAt = new Date()
+  const pdf = config.CHROMIUM_PATH ? chromiumPdfRenderer(config.CHROMIUM_PATH) : undefined
   const { app, mcp } = buildInterfaces({
+    pdf,
     config,
     database,
     clock,
@@ -181,6 +188,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     monitoring,
     close: async () => {
       await retention.job.stop()
+      await pdf?.close()
       await monitoring.stop()
       await limits.close()
       await sanctions.service.stop()
@@ -213,7 +221,7 @@ interface Parts {
   maintenance: ReturnType<typeof createMaintenanceSwitch>
   sanctions: ReturnType<typeof buildSanctions>
   payments: ReturnType<typeof buildPayments>
-  reports: { signer: ReportSigner; store: ReportStore }
+  reports: { signer: ReportSigner; store: ReportStore; shares: ReportShares }
   retention: ReturnType<typeof buildRetention>
   monitoring: Monitoring
 }
@@ -310,8 +318,10 @@ function buildLimits(config: Config, database: Database, clock: Clock, log: Log)
 }
 
 /** The MCP toolset and the HTTP app (operation routes, /mcp, payments, discovery, docs, admin). */
-function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt: Date }) {
-  const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions } = parts
+function buildInterfaces(
+  parts: Parts & { runtime: Service['runtime']; startedAt: Date; pdf: PdfRenderer | undefined },
+) {
+  const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions, pdf } = parts
   const { payments, reports, monitoring } = parts
   const onError = (error: unknown, requestId: string) =>
     log('error', 'unexpected error', {
@@ -333,6 +343,7 @@ function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const keys = runtime.keys
   const app = createApp({
+    ...(pdf ? { pdf } : {}),
     runtime,
     operations,
     health: {
@@ -358,7 +369,13 @@ function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt
     routes: [
       paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
       discoveryRoutes({ ...discovery, operations }),
-      reportPublicRoutes({ signer: reports.signer, store: reports.store, clock }),
+      reportPublicRoutes({
+        signer: reports.signer,
+        store: reports.store,
+        shares: reports.shares,
+        clock,
+        ...(pdf ? { pdf } : {}),
+      }),
       docsRoutes(),
       adminSanctionsRoutes(keys, {
         sanctions: sanctions.service,

@@ -11,6 +11,7 @@ import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
 import { leadsVerify } from './leads-verify.ts'
 import { providersList } from './providers-list.ts'
+import { reportShare, reportShareRevoke } from './report-share.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
@@ -41,6 +42,8 @@ export const operations: readonly AnyOperation[] = [
   entityDeepCheck,
   entityReport,
   reportGet,
+  reportShare,
+  reportShareRevoke,
   leadsVerify,
   agentCheck,
   walletBalance,
