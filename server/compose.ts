@@ -33,6 +33,7 @@ import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { reportPublicRoutes } from '../http/routes/report-public-routes.ts'
 import { statusOfOutcome } from '../http/status.ts'
+import { listPrompts } from '../tools/mcp-prompts.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
@@ -368,7 +369,7 @@ function buildInterfaces(
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
     routes: [
       paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
-      discoveryRoutes({ ...discovery, operations }),
+      discoveryRoutes({ ...discovery, operations, prompts: listPrompts() }),
       reportPublicRoutes({
         signer: reports.signer,
         store: reports.store,
