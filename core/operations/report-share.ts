@@ -24,9 +24,7 @@ export const ReportShareInput = z
 
 export const ReportShareOutput = z
   .object({
-    share_id: z
-      .string()
-      .describe('Id of the link, to revoke it (DELETE /v1/reports/{report_id}/share/{share_id})'),
+    share_id: z.string().describe('Id of the link, to revoke it (DELETE /v1/reports/shares/{share_id})'),
     url: z
       .string()
       .describe(
@@ -80,7 +78,6 @@ export const reportShare = defineOperation({
 
 export const ReportShareRevokeInput = z
   .object({
-    report_id: ReportId,
     share_id: z.string().min(1).max(100).describe('share_id from POST /v1/reports/{report_id}/share'),
   })
   .strict()
@@ -89,7 +86,7 @@ export const reportShareRevoke = defineOperation({
   id: 'report_share_revoke',
   http: {
     method: 'DELETE',
-    path: '/v1/reports/{report_id}/share/{share_id}',
+    path: '/v1/reports/shares/{share_id}',
     status: 204,
     problemInstance: true,
   },
@@ -103,8 +100,8 @@ export const reportShareRevoke = defineOperation({
   destructive: true,
   run: async (input, ctx) => {
     const { shares, owner } = sharesOf(ctx)
-    if (!(await shares.revoke(owner, input.report_id, input.share_id))) {
-      throw new ServiceError('not_found', `no link ${input.share_id} of report ${input.report_id}`, {
+    if (!(await shares.revoke(owner, input.share_id))) {
+      throw new ServiceError('not_found', `no report link ${input.share_id} of this key`, {
         extra: { errorCode: 'share_not_found' },
       })
     }

@@ -25,8 +25,8 @@ export type ShareRefusal = 'invalid' | 'expired' | 'revoked'
 export interface ReportShares {
   /** A new link to `reportId`, which must already be known to belong to `owner`. */
   create(owner: string, reportId: string, expiresInSeconds: number): Promise<CreatedShare>
-  /** Revokes one link of this owner's report; false when there is no such link. */
-  revoke(owner: string, reportId: string, shareId: string): Promise<boolean>
+  /** Revokes one of this owner's links; false when it has no such link. */
+  revoke(owner: string, shareId: string): Promise<boolean>
   /**
    * Checks a token against the report id of the URL it came in: the owner whose report it opens,
    * or why it does not. The MAC is checked first (in constant time), so a forged token never
@@ -61,17 +61,12 @@ export function createReportShares(options: { db: Db; clock: Clock; macKey: Uint
         expires_at: expiresAt.toISOString(),
       }
     },
-    async revoke(owner, reportId, shareId) {
+    async revoke(owner, shareId) {
       const rows = await db
         .update(reportShares)
         .set({ revokedAt: clock.now() })
         .where(
-          and(
-            eq(reportShares.id, shareId),
-            eq(reportShares.reportId, reportId),
-            eq(reportShares.owner, owner),
-            isNull(reportShares.revokedAt),
-          ),
+          and(eq(reportShares.id, shareId), eq(reportShares.owner, owner), isNull(reportShares.revokedAt)),
         )
         .returning({ id: reportShares.id })
       if (rows.length > 0) return true
@@ -79,13 +74,7 @@ export function createReportShares(options: { db: Db; clock: Clock; macKey: Uint
       const existing = await db
         .select({ id: reportShares.id })
         .from(reportShares)
-        .where(
-          and(
-            eq(reportShares.id, shareId),
-            eq(reportShares.reportId, reportId),
-            eq(reportShares.owner, owner),
-          ),
-        )
+        .where(and(eq(reportShares.id, shareId), eq(reportShares.owner, owner)))
         .limit(1)
       return existing.length > 0
     },

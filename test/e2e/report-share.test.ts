@@ -233,7 +233,7 @@ describe('report share links: POST /v1/reports/{id}/share, GET ?token=, revocati
   it('a revoked link is 410 at once; revoking again is fine; another key cannot revoke it', async () => {
     const link = await shared(clear.report_id)
     const revoke = (apiKey: string, shareId = link.share_id) =>
-      fetch(`${server.baseUrl}/v1/reports/${clear.report_id}/share/${shareId}`, {
+      fetch(`${server.baseUrl}/v1/reports/shares/${shareId}`, {
         method: 'DELETE',
         headers: { 'x-api-key': apiKey },
       })
