@@ -11,6 +11,7 @@ import type { AppEnv } from './env.ts'
 import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
+import type { PdfRenderer } from './pdf.ts'
 import { type Problem, problemResponse, sendProblem, toProblem, withInstance } from './problem.ts'
 import { clientAddress, invalidUtf8Message, invalidUtf8Offset } from './request.ts'
 import { adminRoutes } from './routes/admin-routes.ts'
@@ -22,6 +23,8 @@ export type { HealthProbe } from './routes/public-routes.ts'
 
 export interface AppOptions {
   runtime: OperationRuntime & { keys: ApiKeyService }
+  /** Renders printable pages as PDF (`?format=pdf`); without it such a request is a 503. */
+  pdf?: PdfRenderer
   operations: readonly AnyOperation[]
   health: HealthProbe
   /**
@@ -176,7 +179,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   )
   app.route('/v1/admin', adminRoutes(runtime.keys, options.maintenance))
   for (const routes of options.routes ?? []) app.route('/', routes)
-  app.route('/', operationRoutes(runtime, operations, { trustProxyHops: options.trustProxyHops }))
+  app.route(
+    '/',
+    operationRoutes(runtime, operations, {
+      trustProxyHops: options.trustProxyHops,
+      ...(options.pdf ? { pdf: options.pdf } : {}),
+    }),
+  )
 
   if (options.mcp) {
     const handleMcp = options.mcp

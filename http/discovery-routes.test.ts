@@ -6,6 +6,7 @@ import { operations as registry } from '../core/operations/index.ts'
 import { type Service, VERSION } from '../server/compose.ts'
 import { createManualClock } from '../test/support/fakes/manual-clock.ts'
 import { createTestService } from '../test/support/service.ts'
+import { listPrompts } from '../tools/mcp-prompts.ts'
 
 const PUBLIC_ROUTES = [
   '/.well-known/agent.json',
@@ -82,6 +83,7 @@ describe('public discovery routes (unconfigured: placeholders, no x402)', () => 
       transports: { type: string; url?: string; command?: string; headers?: Record<string, string> }[]
       mcpServers: Record<string, { url: string }>
       tools: { name: string; price: { text: string } | null }[]
+      prompts: { name: string; arguments: { name: string; required: boolean }[] }[]
     }
     const http = manifest.transports.find((transport) => transport.type === 'streamable-http')
     expect(http?.url).toBe('https://api.example.com/mcp')
@@ -92,6 +94,9 @@ describe('public discovery routes (unconfigured: placeholders, no x402)', () => 
     expect(manifest.tools.find((tool) => tool.name === 'sanctions_screen')?.price?.text).toBe(
       '0.005 USD (x402) / 0.11 USD (key balance)',
     )
+    // The prompts, exactly as prompts/list gives them.
+    expect(manifest.prompts).toEqual(listPrompts())
+    expect(manifest.prompts.length).toBeGreaterThanOrEqual(3)
   })
 
   it('serves security.txt per RFC 9116 with a marked placeholder contact and an Expires in the future', async () => {

@@ -15,6 +15,7 @@ import {
 } from '../core/operations/index.ts'
 import { createProviderRegistrations } from '../core/providers/index.ts'
 import type { ReportSigner } from '../core/reports/evidence.ts'
+import { createReportShares, type ReportShares } from '../core/reports/report-shares.ts'
 import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
 import { createDataPurge } from '../core/retention/data-purge.ts'
 import { listHealth } from '../core/sanctions/list-health.ts'
@@ -27,12 +28,14 @@ import { backfillUsageRollups, createUsageReports } from '../core/usage/usage-re
 import type { LoopbackReceiverOverride } from '../core/webhooks/url-guard.ts'
 import { createApp } from '../http/app.ts'
 import { createHealthMonitor, type HealthMonitor } from '../http/health-monitor.ts'
+import type { PdfRenderer } from '../http/pdf.ts'
 import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { reportPublicRoutes } from '../http/routes/report-public-routes.ts'
 import { statusOfOutcome } from '../http/status.ts'
+import { listPrompts } from '../tools/mcp-prompts.ts'
 import { createMcpHttpHandler, createMcpToolset, type McpToolset } from '../tools/mcp-server.ts'
 import { buildAgentChain } from './agent-chain.ts'
 import { buildCompanySources } from './company-sources.ts'
@@ -41,6 +44,7 @@ import { buildDeepCheck } from './deep-check-sources.ts'
 import { buildDiscovery } from './discovery.ts'
 import { buildMonitoring, type Monitoring, webhookSecretBox } from './monitoring.ts'
 import { buildPayments, publicBaseUrlOf } from './payments.ts'
+import { chromiumPdfRenderer } from './pdf-renderer.ts'
 import { buildProviderDirectory, createCompanySourceBreakers } from './providers.ts'
 import { buildReportSigner } from './report-signing.ts'
 import { buildRetention } from './retention.ts'
@@ -115,9 +119,11 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const retention = buildRetention(config, database, clock, log, () => listHealth(sanctions.service))
   const embedded = database.kind === 'pglite' && !overrides.database
   const secretBox = webhookSecretBox(config, embedded)
+  const signer = await buildReportSigner(config, embedded, secretBox)
   const reports = {
-    signer: await buildReportSigner(config, embedded, secretBox),
+    signer,
     store: createReportStore(database.db),
+    shares: createReportShares({ db: database.db, clock, macKey: signer.shareKey }),
   }
   const monitoring = buildMonitoring(config, database, clock, log, secretBox, {
     instanceId,
@@ -158,7 +164,9 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const startedAt = new Date()
   const healthMonitor = createHealthMonitor({ database, lists: () => listHealth(sanctions.service) })
   healthMonitor.start()
+  const pdf = config.CHROMIUM_PATH ? chromiumPdfRenderer(config.CHROMIUM_PATH) : undefined
   const { app, mcp } = buildInterfaces({
+    pdf,
     config,
     database,
     clock,
@@ -187,6 +195,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     close: async () => {
       healthMonitor.stop()
       await retention.job.stop()
+      await pdf?.close()
       await monitoring.stop()
       await limits.close()
       await sanctions.service.stop()
@@ -219,7 +228,7 @@ interface Parts {
   maintenance: ReturnType<typeof createMaintenanceSwitch>
   sanctions: ReturnType<typeof buildSanctions>
   payments: ReturnType<typeof buildPayments>
-  reports: { signer: ReportSigner; store: ReportStore }
+  reports: { signer: ReportSigner; store: ReportStore; shares: ReportShares }
   retention: ReturnType<typeof buildRetention>
   monitoring: Monitoring
 }
@@ -320,9 +329,14 @@ function buildLimits(config: Config, database: Database, clock: Clock, log: Log)
 
 /** The MCP toolset and the HTTP app (operation routes, /mcp, payments, discovery, docs, admin). */
 function buildInterfaces(
-  parts: Parts & { runtime: Service['runtime']; startedAt: Date; healthMonitor: HealthMonitor },
+  parts: Parts & {
+    runtime: Service['runtime']
+    startedAt: Date
+    healthMonitor: HealthMonitor
+    pdf: PdfRenderer | undefined
+  },
 ) {
-  const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions } = parts
+  const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions, pdf } = parts
   const { payments, reports, monitoring } = parts
   const onError = (error: unknown, requestId: string) =>
     log('error', 'unexpected error', {
@@ -344,6 +358,7 @@ function buildInterfaces(
   const mcp = createMcpToolset({ runtime, operations, version: VERSION, resourceBase, onError })
   const keys = runtime.keys
   const app = createApp({
+    ...(pdf ? { pdf } : {}),
     runtime,
     operations,
     health: {
@@ -369,8 +384,14 @@ function buildInterfaces(
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
     routes: [
       paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
-      discoveryRoutes({ ...discovery, operations }),
-      reportPublicRoutes({ signer: reports.signer, store: reports.store, clock }),
+      discoveryRoutes({ ...discovery, operations, prompts: listPrompts() }),
+      reportPublicRoutes({
+        signer: reports.signer,
+        store: reports.store,
+        shares: reports.shares,
+        clock,
+        ...(pdf ? { pdf } : {}),
+      }),
       docsRoutes(),
       adminSanctionsRoutes(keys, {
         sanctions: sanctions.service,

@@ -134,6 +134,8 @@ export const ConfigSchema = z.object({
       .optional(),
   ),
   REPORT_SIGNING_KEY_FILE: optionalString,
+  // Headless Chromium that renders report PDFs (GET /v1/reports/{id}?format=pdf); unset: 503.
+  CHROMIUM_PATH: optionalString,
   // x402 payments (spec: Authentication, x402 details). x402 is on when a payTo is set.
   X402_PAY_TO: optionalString.pipe(
     z

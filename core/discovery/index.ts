@@ -15,7 +15,7 @@ export {
   termsDocument,
 } from './legal-documents.ts'
 export { buildLlmsFullTxt, buildLlmsTxt } from './llms-txt.ts'
-export { buildMcpManifest, MCP_PROTOCOL_VERSION } from './mcp-manifest.ts'
+export { buildMcpManifest, MCP_PROTOCOL_VERSION, type McpPromptSummary } from './mcp-manifest.ts'
 export {
   type CatalogEntry,
   catalogEntry,

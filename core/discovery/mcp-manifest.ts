@@ -9,9 +9,22 @@ export const MCP_PROTOCOL_VERSION = '2025-06-18'
  * `/.well-known/mcp.json` (spec: Public routes): how to connect an MCP client. There is no settled
  * standard for this file yet, so it carries what a client needs, in the shapes clients already
  * read: the Streamable HTTP URL and its key header, the stdio command, a ready `mcpServers` block
- * (the format of Claude Desktop, Cursor and VS Code config files), and every tool with its price.
+ * (the format of Claude Desktop, Cursor and VS Code config files), every tool with its price, and
+ * the prompts (prompts/list) with their arguments.
  */
-export function buildMcpManifest(catalog: readonly CatalogEntry[], facts: ServiceFacts) {
+/** An MCP prompt as prompts/list gives it (the MCP adapter owns the prompts; this only lists them). */
+export interface McpPromptSummary {
+  name: string
+  title?: string
+  description?: string
+  arguments?: { name: string; description?: string; required?: boolean }[]
+}
+
+export function buildMcpManifest(
+  catalog: readonly CatalogEntry[],
+  facts: ServiceFacts,
+  prompts: readonly McpPromptSummary[] = [],
+) {
   const url = `${facts.baseUrl}/mcp`
   return {
     name: 'validation-service',
@@ -62,6 +75,7 @@ export function buildMcpManifest(catalog: readonly CatalogEntry[], facts: Servic
           }
         : null,
     })),
+    prompts: prompts.map((prompt) => ({ ...prompt })),
     documentation: {
       openapi: `${facts.baseUrl}/openapi.json`,
       docs: `${facts.baseUrl}/docs`,

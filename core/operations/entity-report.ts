@@ -203,6 +203,8 @@ async function sanctionsSection(
       matched_name: match.matched_name,
       match_score: match.match_score,
       match_type: match.match_type,
+      programmes: match.programmes,
+      listed_on: match.listed_on,
     })),
   }
 }
@@ -391,9 +393,18 @@ export const ReportGetInput = z
   .object({
     report_id: z.string().min(1).max(100).describe('Id from POST /v1/reports/entity'),
     format: z
-      .enum(['json', 'html'])
+      .enum(['json', 'html', 'pdf'])
       .optional()
-      .describe('html: the printable page (as Accept: text/html); default json'),
+      .describe(
+        'html: the printable page (as Accept: text/html); pdf: that page as a PDF, printed by headless Chromium (as Accept: application/pdf; 503 charging nothing when the service has no CHROMIUM_PATH; MCP answers the JSON); default json',
+      ),
+    token: z
+      .string()
+      .max(300)
+      .optional()
+      .describe(
+        'A share link token (POST /v1/reports/{report_id}/share): opens this one report without an API key; 401 when forged or altered, 410 when expired or revoked',
+      ),
   })
   .strict()
 

@@ -10,6 +10,7 @@ import type { MonitoringPort } from '../monitoring/monitoring-port.ts'
 import type { FinancialHealthDeps } from '../payments/financial-health.ts'
 import type { ProviderDirectory } from '../providers/provider-directory.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
+import type { ReportShares } from '../reports/report-shares.ts'
 import type { ReportStore } from '../reports/report-store.ts'
 import type { DataInventoryItem } from '../retention/data-inventory.ts'
 import type { DataPurge } from '../retention/data-purge.ts'
@@ -42,7 +43,7 @@ export interface ServiceDeps {
   /** PEP/RCA, Dutch insolvency, adverse media and credit sources of the deep check and reports. */
   deepCheck?: DeepCheckSources
   /** Stored reports, the report signing key and the public JWKS address (entity reports). */
-  reports?: { store: ReportStore; signer: ReportSigner; jwksUrl: string }
+  reports?: { store: ReportStore; signer: ReportSigner; jwksUrl: string; shares?: ReportShares }
   /** Base chain reads for agent checks and wallet balances; absent: those parts are unavailable. */
   agentChain?: Pick<AgentChainReader, 'chainId' | 'readWallet'>
   /** The ERC-8004 registry addresses the chain reader uses (reported in agent checks). */

@@ -12,6 +12,7 @@ import { keysUsage } from './keys-usage.ts'
 import { kybCheck } from './kyb-check.ts'
 import { leadsVerify } from './leads-verify.ts'
 import { providersList } from './providers-list.ts'
+import { reportShare, reportShareRevoke } from './report-share.ts'
 import { reputationHistory } from './reputation-history.ts'
 import { reputationScore } from './reputation-score.ts'
 import { riskScore } from './risk-score.ts'
@@ -50,6 +51,8 @@ export const operations: readonly AnyOperation[] = [
   entityDeepCheck,
   entityReport,
   reportGet,
+  reportShare,
+  reportShareRevoke,
   leadsVerify,
   agentCheck,
   walletBalance,

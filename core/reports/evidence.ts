@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey, hkdfSync } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import {
   CompactSign,
@@ -61,15 +61,24 @@ export interface ReportSigner {
    * signed with it.
    */
   sign(payload: Uint8Array, header?: { jku?: string }): Promise<string>
+  /**
+   * A 32-byte HMAC key derived from the signing key (HKDF-SHA256, its own label): report share
+   * links are MACed with it, so they survive restarts exactly as long as the signing key does, and
+   * nothing else can be derived from one.
+   */
+  readonly shareKey: Uint8Array
 }
 
 async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<ReportSigner> {
   const jwk = await exportJWK(publicKey)
   const keyId = await calculateJwkThumbprint(jwk)
   const publicJwk: JWK = { ...jwk, kid: keyId, alg: 'EdDSA', use: 'sig' }
+  const secret = Buffer.from((await exportJWK(privateKey)).d ?? '', 'base64url')
+  const shareKey = new Uint8Array(hkdfSync('sha256', secret, new Uint8Array(0), 'report-share-links/v1', 32))
   return {
     keyId,
     publicJwk,
+    shareKey,
     async sign(payload, extra = {}) {
       const jws = await new CompactSign(payload)
         .setProtectedHeader({ alg: 'EdDSA', kid: keyId, ...(extra.jku ? { jku: extra.jku } : {}) })

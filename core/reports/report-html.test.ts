@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { reportHtml } from './report-html.ts'
+import { labelOf, reportHtml, reportVerdict } from './report-html.ts'
 import type { EntityReport } from './report-schema.ts'
 
 const HOSTILE = `<script>alert("x")</script> & 'Co'`
@@ -63,5 +63,58 @@ describe('the printable report page', () => {
     expect(page.match(/&lt;script&gt;/g)?.length).toBe(5)
     expect(page).toContain('<td>—</td>')
     expect(page.startsWith('<!doctype html>')).toBe(true)
+  })
+})
+
+describe('the verdict banner of the page', () => {
+  const clear = {
+    ...REPORT,
+    entity: { ...REPORT.entity, entity_name: 'Test BV Donald' },
+    sanctions: { ...REPORT.sanctions, result: 'no_match', matches: [] },
+    risk: { ...REPORT.risk, trust_score: 90, trust_level: 'high', recommendation: 'approve' },
+    pep: { status: 'ok', exposure: 'none', matches: [] },
+  } as EntityReport
+
+  it('is a hit for a possible match, clear only when everything answered, review otherwise', () => {
+    expect(reportVerdict(REPORT)).toBe('hit')
+    expect(reportVerdict(clear)).toBe('clear')
+    expect(reportVerdict({ ...clear, sources: [{ source: 'kvk', status: 'unavailable' }] })).toBe('review')
+    expect(reportVerdict({ ...clear, sanctions: { ...clear.sanctions, status: 'partial' } })).toBe('review')
+    expect(reportVerdict({ ...clear, pep: { status: 'ok', exposure: 'pep', matches: [] } })).toBe('review')
+    expect(reportVerdict({ ...clear, risk: { ...clear.risk, trust_level: 'low' } })).toBe('review')
+  })
+
+  it('is review when a list screened is stale', () => {
+    const list = {
+      list_key: 'eu' as const,
+      list: 'EU',
+      publication_date: '2026-01-01',
+      as_of: '2026-01-01',
+      age_days: 300,
+      max_age_days: 30,
+      stale: true,
+      stale_reason: 'published 300 days ago',
+    }
+    const coverage = {
+      status: 'complete' as const,
+      lists_promised: ['eu' as const],
+      lists_checked: [list],
+      lists_not_checked: [],
+      stale: true,
+    }
+    const stale = { ...clear, sanctions: { ...clear.sanctions, coverage } } as EntityReport
+    expect(reportVerdict(stale)).toBe('review')
+    expect(reportHtml(stale)).toContain('Stale: published 300 days ago')
+  })
+
+  it('says the verdict in words and shows labels, not codes', () => {
+    const page = reportHtml(clear)
+    expect(page).toContain('class="verdict verdict-clear"')
+    expect(page).toContain('CLEAR: no sanctions match')
+    expect(page).toContain('<td>Approve</td>')
+    expect(page).not.toContain('<td>approve</td>')
+    expect(reportHtml(REPORT)).toContain('HIT: possible sanctions match')
+    expect(labelOf('approve_with_monitoring')).toBe('Approve with monitoring')
+    expect(labelOf('domain_established')).toBe('Domain established')
   })
 })

@@ -57,6 +57,17 @@ export const EntityReportSchema = z
                 matched_name: z.string(),
                 match_score: z.number(),
                 match_type: z.string(),
+                programmes: z
+                  .array(z.string())
+                  .optional()
+                  .describe(
+                    'Sanctions programmes of the listed entry (absent in reports built before it was kept)',
+                  ),
+                listed_on: z
+                  .string()
+                  .nullable()
+                  .optional()
+                  .describe('Listing date YYYY-MM-DD; null when the list gives none'),
               })
               .strict(),
           )

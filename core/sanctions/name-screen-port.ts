@@ -43,6 +43,8 @@ function portResult(result: SanctionsScreening | FuzzyScreening): SanctionsNameS
       matched_name: match.matched_name,
       match_type: match.match_type,
       match_score: match.match_score,
+      programmes: match.programmes,
+      listed_on: match.listed_on,
     })),
     list_dates: listDates(result.lists),
     coverage: result.coverage,

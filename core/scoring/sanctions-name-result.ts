@@ -8,6 +8,10 @@ export interface SanctionsNameMatch {
   matched_name: string
   match_type: string
   match_score: number
+  /** Sanctions programmes of the listed entry (what a reviewer weighs first). */
+  programmes?: string[]
+  /** Listing date YYYY-MM-DD; null when the list gives none. */
+  listed_on?: string | null
 }
 
 /** A match the calling key dismissed as a false positive. */

@@ -25,6 +25,6 @@ export {
 } from './tables/monitoring.ts'
 export { maintenanceState, providerRegistrations } from './tables/operations.ts'
 export { paymentNonces, serviceInstances, settlements } from './tables/payments.ts'
-export { entityReports, reportIdentifiers } from './tables/reports.ts'
+export { entityReports, reportIdentifiers, reportShares } from './tables/reports.ts'
 export { sanctionsListDiffs, sanctionsListVersions, sanctionsRefreshLeases } from './tables/sanctions.ts'
 export { usageRollups } from './tables/usage.ts'

@@ -8,6 +8,7 @@ import {
   buildSecurityTxt,
   buildSelfVerify,
   type LegalDocument,
+  type McpPromptSummary,
   operationCatalog,
   type SecurityTxtConfig,
   type ServiceFacts,
@@ -21,6 +22,8 @@ export interface DiscoveryRoutesOptions {
   securityTxt: Omit<SecurityTxtConfig, 'baseUrl'>
   legal: { terms: LegalDocument; privacy: LegalDocument }
   clock: Clock
+  /** The MCP prompts, listed in /.well-known/mcp.json as prompts/list gives them. */
+  prompts?: readonly McpPromptSummary[]
 }
 
 const TEXT = 'text/plain; charset=utf-8'
@@ -35,7 +38,7 @@ export function discoveryRoutes(options: DiscoveryRoutesOptions) {
   const { facts, clock, legal } = options
   const catalog = operationCatalog(options.operations)
   const agentCard = buildAgentCard(catalog, facts)
-  const mcpManifest = buildMcpManifest(catalog, facts)
+  const mcpManifest = buildMcpManifest(catalog, facts, options.prompts)
   const llms = buildLlmsTxt(catalog, facts)
   const llmsFull = buildLlmsFullTxt(catalog, facts)
   const securityTxt = { ...options.securityTxt, baseUrl: facts.baseUrl }

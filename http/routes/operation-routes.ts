@@ -14,6 +14,8 @@ import { bazaarExtensionsFor, withBazaar } from '../bazaar.ts'
 import { settleOnDelivery } from '../delivery.ts'
 import type { AppEnv } from '../env.ts'
 import { receiptHeaders } from '../payment-headers.ts'
+import type { PdfRenderer } from '../pdf.ts'
+import { problemResponse } from '../problem.ts'
 import { rateLimitHeaders } from '../rate-limit-headers.ts'
 import { clientAddress, paymentHeader, readJsonBody } from '../request.ts'
 
@@ -42,7 +44,7 @@ async function inputOf(c: Context<AppEnv>, operation: AnyOperation): Promise<unk
 }
 
 /** The caller asked for HTML: `?format=html`, or an Accept header naming text/html before JSON. */
-function wantsHtml(c: Context<AppEnv>): boolean {
+export function wantsHtml(c: Context<AppEnv>): boolean {
   if (c.req.query('format') === 'html') return true
   const accept = (c.req.header('accept') ?? '').toLowerCase()
   const htmlAt = accept.indexOf('text/html')
@@ -51,11 +53,37 @@ function wantsHtml(c: Context<AppEnv>): boolean {
   return jsonAt < 0 || htmlAt < jsonAt
 }
 
+/** The caller asked for a PDF: `?format=pdf`, or an Accept header naming application/pdf first. */
+export function wantsPdf(c: Context<AppEnv>): boolean {
+  if (c.req.query('format') === 'pdf') return true
+  const accept = (c.req.header('accept') ?? '').toLowerCase()
+  return accept.startsWith('application/pdf')
+}
+
+/** The 503 of a PDF asked of a service without a renderer: nothing ran, nothing is charged. */
+export function pdfNotConfigured(c: Context<AppEnv>): Response {
+  return problemResponse(c, 503, 'PDF rendering not configured', {
+    errorCode: 'pdf_not_configured',
+    charged: false,
+    operator_action: 'set CHROMIUM_PATH to a headless Chromium (Debian package chromium) and restart',
+  })
+}
+
+/** A printable page as a PDF download (`report-<id>.pdf`), never cached by shared caches. */
+export async function pdfResponse(c: Context<AppEnv>, pdf: PdfRenderer, html: string, name: string) {
+  const bytes = await pdf.render(html)
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+    'Content-Type': 'application/pdf',
+    'Content-Disposition': `inline; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf"`,
+    'Cache-Control': 'private, no-store',
+  })
+}
+
 /** Every registry operation as a REST route, all through the one pipeline (core/operations/invoke.ts). */
 export function operationRoutes(
   runtime: OperationRuntime,
   operations: readonly AnyOperation[],
-  options: { trustProxyHops?: number } = {},
+  options: { trustProxyHops?: number; pdf?: PdfRenderer } = {},
 ) {
   const app = new Hono<AppEnv>()
   for (const operation of operations) {
@@ -64,6 +92,8 @@ export function operationRoutes(
     const discoverable = (error: unknown, path: string) =>
       extensions && error instanceof PaymentRequiredError ? withBazaar(error, extensions(path)) : error
     app.on(operation.http.method, routePath(operation.http.path), async (c) => {
+      const pdf = operation.http.html && wantsPdf(c)
+      if (pdf && !options.pdf) return pdfNotConfigured(c)
       const request: InvocationRequest = {
         apiKey: c.req.header('x-api-key'),
         input: await inputOf(c, operation),
@@ -81,7 +111,15 @@ export function operationRoutes(
       })
       let response: Response
       try {
-        response = answerResponse(c, operation, result)
+        response =
+          pdf && options.pdf && result.status === 200
+            ? await pdfResponse(
+                c,
+                options.pdf,
+                (operation.http.html as (output: unknown) => string)(result.output),
+                `report-${c.req.param('report_id') ?? operation.id}`,
+              )
+            : answerResponse(c, operation, result)
       } catch (error) {
         await result.settle(false)
         throw error

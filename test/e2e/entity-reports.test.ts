@@ -510,6 +510,8 @@ describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidenc
     expect(result.errors.requests).toEqual([])
     expect(result.title).toContain(first.report_id)
     expect(result.headings).toEqual(expect.arrayContaining(['Sources', 'Findings', 'Evidence', 'Sanctions']))
-    expect(result.cells).toEqual(expect.arrayContaining(['kvk', first.evidence.report_hash]))
+    expect(result.cells).toEqual(
+      expect.arrayContaining(['KVK (Dutch business register)', first.evidence.report_hash]),
+    )
   }, 60_000)
 })

@@ -43,3 +43,23 @@ export const reportIdentifiers = pgTable(
     index('report_identifiers_owner_value_idx').on(table.owner, table.kind, table.value),
   ],
 )
+
+/**
+ * Share links of reports (POST /v1/reports/{id}/share): who made each one and until when it
+ * opens. The link's token is an HMAC over (report id, share id, expiry); this row is what makes
+ * it revocable (`revoked_at`), and it goes with its report.
+ */
+export const reportShares = pgTable(
+  'report_shares',
+  {
+    id: text('id').primaryKey(),
+    reportId: text('report_id')
+      .notNull()
+      .references(() => entityReports.id, { onDelete: 'cascade' }),
+    owner: text('owner').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (table) => [index('report_shares_report_idx').on(table.reportId)],
+)
