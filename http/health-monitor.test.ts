@@ -18,13 +18,30 @@ describe('the health monitor', () => {
     )
     const first = await monitor.current()
     expect(first.reachable).toBe(true)
-    expect(await monitor.current()).toBe(first)
+    expect((await monitor.current()).checkedAt).toBe(first.checkedAt)
     expect(pings).toBe(1)
     up = false
     let state = first
     while (state.reachable) state = await monitor.current()
     expect(state.checkedAt - first.checkedAt).toBeGreaterThanOrEqual(200)
     expect(pings).toBe(2)
+  })
+
+  it('reads the lists as they are now, whatever the age of the last ping', async () => {
+    let status: 'loading' | 'loaded' = 'loading'
+    const monitor = createHealthMonitor(
+      {
+        database: { ping: async () => true },
+        lists: () => [{ list_key: 'un', max_age_days: 30, status } as never],
+      },
+      { intervalMs: 60_000 },
+    )
+    const first = await monitor.current()
+    expect(first.lists).toMatchObject([{ status: 'loading' }])
+    status = 'loaded'
+    const next = await monitor.current()
+    expect(next.checkedAt).toBe(first.checkedAt)
+    expect(next.lists).toMatchObject([{ status: 'loaded' }])
   })
 
   it('counts a ping that hangs as unreachable after the timeout', async () => {
@@ -53,7 +70,7 @@ describe('the health monitor', () => {
     try {
       const first = await monitor.current()
       let state = first
-      while (state === first) {
+      while (state.checkedAt === first.checkedAt) {
         await new Promise((resolve) => setTimeout(resolve, 5))
         state = await monitor.current()
       }

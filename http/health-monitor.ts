@@ -1,6 +1,6 @@
 import type { ListHealth } from '../core/sanctions/list-health.ts'
 
-/** What /health reports about the database and the lists, as last checked. */
+/** What /health reports about the database (as last checked) and the lists (as they are now). */
 export interface HealthSnapshot {
   reachable: boolean
   lists: ListHealth[]
@@ -71,8 +71,11 @@ export function createHealthMonitor(
 
   return {
     async current() {
-      if (snapshot && performance.now() - snapshot.checkedAt <= maxAgeMs()) return snapshot
-      return check()
+      const state =
+        snapshot && performance.now() - snapshot.checkedAt <= maxAgeMs() ? snapshot : await check()
+      // The lists' state is in memory and costs nothing to read: always the current one, so /health
+      // never says "loading" about a list that has loaded (and agrees with /v1/data/inventory).
+      return { ...state, lists: sources.lists?.() ?? state.lists }
     },
     start() {
       if (timer) return

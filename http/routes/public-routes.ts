@@ -24,8 +24,8 @@ export interface HealthProbe {
   /** The maintenance switch: while on, the status is `maintenance` (still 200) and the body says why. */
   maintenance?: () => Promise<MaintenanceState>
   /**
-   * The database and lists checked in the background (the service starts one); absent: checked
-   * on a request when the last check is more than a second old.
+   * The database pinged in the background (the service starts one), the lists read as they are
+   * now; absent: pinged on a request when the last ping is more than a second old.
    */
   monitor?: HealthMonitor
 }
