@@ -45,7 +45,8 @@ describe('one-edit candidates (symmetric delete)', () => {
   })
 
   it('indexes every reading of an Arabic-script word: article dropped, first waw as a consonant', () => {
-    const readings = (skeleton: string) => (index.bySkeleton.get(skeleton) ?? []).map((id) => index.tokens[id])
+    const readings = (skeleton: string) =>
+      (index.bySkeleton.get(skeleton) ?? []).map((id) => index.tokens[id])
     expect(readings('lsd')).toContain('lsd') // الأسد as written
     expect(readings('sd')).toContain('lsd') // without the article ("Assad")
     expect(readings('wl')).toContain('wly') // ولی, "Vali"
