@@ -147,6 +147,7 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     entry('p7', 'عبد الواحد شفيق'),
     entry('p8', 'عياد, عدنان علي'),
     entry('p9', 'شمس ابادی, حسین'),
+    entry('p10', 'پورجمشیدیان, علی اکبر'),
   ])
   const found = (name: string) =>
     screenNameFuzzy(persian, name).matches.map((match) => `${match.entry_id}:${match.match_type}`)
@@ -161,6 +162,8 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Amanolah GOSHTASBI')).toContain('p6:name_transliterated')
     // "Abdul" against عبد written apart from the next word.
     expect(found('ABDUL WAHED SHAFIQ')).toContain('p7:name_transliterated')
+    // A first half of three letters that spells the whole Arabic word ("Ali" / علی).
+    expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
 
   it('does not turn the extra readings into matches of other names', () => {

@@ -421,6 +421,25 @@ function tokensBySkeletons(fuzzy: FuzzyIndex, skeletons: readonly string[], minL
   return found
 }
 
+/**
+ * Arabic-script words one half of a split Latin word may be: by a skeleton of two consonants or
+ * more, or, for a first half of three letters, of one when it spells the whole Arabic word in
+ * order ("Ali" + "akbar" / علی اکبر); a bare one-consonant skeleton says too little ("Zanella"
+ * is not عدنان علي).
+ */
+function splitHalfTokens(fuzzy: FuzzyIndex, half: string, first: boolean): Set<number> {
+  const skeletons = consonantSkeletons(half)
+  const found = tokensBySkeletons(fuzzy, skeletons, 2)
+  if (!first) return found
+  for (const skeleton of skeletons) {
+    if (skeleton.length !== 1) continue
+    for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) {
+      if (half.length <= 3 && shortWordsAgree(half, fuzzy.tokens[id]!)) found.add(id)
+    }
+  }
+  return found
+}
+
 function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
   const joined: JoinedMatch[] = []
   const split: SplitMatch[] = []
@@ -456,10 +475,9 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
     if (!part.abjad && part.text.length >= 7) {
       // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
       for (let cut = 3; cut <= part.text.length - 3; cut++) {
-        // Each half keeps two consonants or more: one says too little ("Zanella" is not عدنان علي).
-        const left = tokensBySkeletons(fuzzy, consonantSkeletons(part.text.slice(0, cut)), 2)
+        const left = splitHalfTokens(fuzzy, part.text.slice(0, cut), true)
         if (left.size === 0) continue
-        const right = tokensBySkeletons(fuzzy, consonantSkeletons(part.text.slice(cut)), 2)
+        const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
         if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
         for (const leftId of left) for (const rightId of right) split.push({ queryIndex: i, leftId, rightId })
       }
