@@ -22,6 +22,7 @@ const index = buildFuzzyIndex([
   person('3', 'FETTAR, Rachid'),
   person('4', 'KALA PENSION TRUST LIMITED'),
   person('5', 'الأسد, بشار'),
+  person('6', 'قلی زاده, ولی'),
 ])
 const within = (text: string) => new Set(tokensWithinOneEdit(index, text).map((id) => index.tokens[id]))
 
@@ -41,6 +42,15 @@ describe('one-edit candidates (symmetric delete)', () => {
     const abjad = tokensWithinOneEdit(index, 'bashar').concat(tokensWithinOneEdit(index, 'bshar'))
     expect(index.tokenAbjad.some((flag) => flag === 1)).toBe(true)
     expect(abjad.filter((id) => index.tokenAbjad[id] === 1)).toEqual([])
+  })
+
+  it('indexes every reading of an Arabic-script word: article dropped, first waw as a consonant', () => {
+    const readings = (skeleton: string) =>
+      (index.bySkeleton.get(skeleton) ?? []).map((id) => index.tokens[id])
+    expect(readings('lsd')).toContain('lsd') // الأسد as written
+    expect(readings('sd')).toContain('lsd') // without the article ("Assad")
+    expect(readings('wl')).toContain('wly') // ولی, "Vali"
+    expect(readings('l')).toContain('wly') // and read as a vowel
   })
 
   it('one deletion of every letter, each once', () => {

@@ -53,8 +53,8 @@ export interface FuzzyIndex {
   readonly tokenIds: ReadonlyMap<string, number>
   /** Per token: 1 when it was written in an abjad script (Arabic, Hebrew). */
   readonly tokenAbjad: Uint8Array
-  /** Consonant skeleton of each abjad token (from its own letters). */
-  readonly tokenSkeleton: ReadonlyMap<number, string>
+  /** Consonant skeletons of each abjad token (abjadSkeletons of its own letters, every reading). */
+  readonly tokenSkeleton: ReadonlyMap<number, readonly string[]>
   /** Per token: how much a match on it says (rarer parts say more), 0.35-1. */
   readonly tokenWeight: Float32Array
   /** Token postings (CSR): names containing token t are postings[postingStart[t] .. postingStart[t+1]). */
@@ -75,7 +75,7 @@ export interface FuzzyIndex {
   readonly byPhonetic: ReadonlyMap<string, readonly number[]>
   readonly byPrefix: ReadonlyMap<string, readonly number[]>
   readonly bySuffix: ReadonlyMap<string, readonly number[]>
-  /** Consonant skeleton -> abjad tokens. */
+  /** Consonant skeleton (every reading) -> abjad tokens. */
   readonly bySkeleton: ReadonlyMap<string, readonly number[]>
   /**
    * One-deletion neighbourhood of the Latin tokens: the hash of each token with one letter
@@ -182,7 +182,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
   const tokens: string[] = []
   const tokenIds = new Map<string, number>()
   const abjad: number[] = []
-  const tokenSkeleton = new Map<number, string>()
+  const tokenSkeleton = new Map<number, readonly string[]>()
   const nameEntry: number[] = []
   const nameSlot: number[] = []
   const nameScript: number[] = []
@@ -190,7 +190,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
   const partToken: number[] = []
   const partRole: number[] = []
   const partSegment: number[] = []
-  const intern = (text: string, skeleton: string): number => {
+  const intern = (text: string, skeletons: readonly string[]): number => {
     let id = tokenIds.get(text)
     if (id === undefined) {
       id = tokens.length
@@ -198,9 +198,9 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
       tokenIds.set(text, id)
       abjad.push(0)
     }
-    if (skeleton && !tokenSkeleton.has(id)) {
+    if (skeletons.length > 0 && !tokenSkeleton.has(id)) {
       abjad[id] = 1
-      tokenSkeleton.set(id, skeleton)
+      tokenSkeleton.set(id, skeletons)
     }
     return id
   }
@@ -210,7 +210,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
     nameSlot.push(slot)
     nameScript.push(SCRIPT_CODES.indexOf(analysed.script))
     for (const part of analysed.parts) {
-      partToken.push(intern(part.text, isAbjad(part.script) ? part.skeleton : ''))
+      partToken.push(intern(part.text, isAbjad(part.script) ? part.skeletons : []))
       partRole.push(ROLE_CODES.indexOf(part.role))
       partSegment.push(Math.min(part.segment, 255))
     }
@@ -274,11 +274,7 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
       pushTo(byPrefix, text.slice(0, 3), t)
       pushTo(bySuffix, text.slice(-3), t)
     }
-    const skeleton = tokenSkeleton.get(t)
-    if (skeleton) {
-      pushTo(bySkeleton, skeleton, t)
-      if (skeleton.length >= 3 && skeleton.startsWith('l')) pushTo(bySkeleton, skeleton.slice(1), t)
-    }
+    for (const skeleton of tokenSkeleton.get(t) ?? []) pushTo(bySkeleton, skeleton, t)
   }
 
   return {

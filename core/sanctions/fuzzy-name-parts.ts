@@ -48,6 +48,8 @@ export interface NamePart {
   script: NameScript
   /** Consonant skeleton (abjadSkeleton) of a part written in Arabic or Hebrew; '' otherwise. */
   skeleton: string
+  /** Every reading of an Arabic or Hebrew part's skeleton (abjadSkeletons, `skeleton` first); [] otherwise. */
+  skeletons: readonly string[]
 }
 
 export interface AnalysedName {
@@ -343,7 +345,7 @@ export function isAbjad(script: NameScript): boolean {
  * (persons) or legal forms (organisations) are recognised; `any` recognises both.
  */
 export function analyseName(name: string, kind: 'person' | 'organization' | 'any' = 'any'): AnalysedName {
-  const raw: Array<{ text: string; script: NameScript; skeleton: string }> = []
+  const raw: Array<{ text: string; script: NameScript; skeletons: readonly string[] }> = []
   let nonLatin: NameScript | null = null
   for (const token of nameTokens(inWrittenOrder(name, kind))) {
     const script = scriptOf(token)
@@ -351,12 +353,12 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     if (script === 'han' || script === 'hangul') {
       for (const syllable of anyAscii(token).split(SYLLABLE_START)) {
         const folded = syllable.toLowerCase().replace(NOT_ALPHANUMERIC, '')
-        if (folded) raw.push({ text: folded, script, skeleton: '' })
+        if (folded) raw.push({ text: folded, script, skeletons: [] })
       }
     } else {
       const folded = foldNamePart(token)
-      const skeleton = isAbjad(script) ? abjadSkeleton(token) : ''
-      if (folded) raw.push({ text: folded, script, skeleton })
+      const skeletons = isAbjad(script) ? abjadSkeletons(token) : []
+      if (folded) raw.push({ text: folded, script, skeletons })
     }
   }
   const parts: NamePart[] = []
@@ -365,7 +367,7 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
   const legalWords =
     kind === 'person' || raw.length < 2 ? new Set<number>() : legalPhraseWords(raw.map((part) => part.text))
   for (let i = 0; i < raw.length; i++) {
-    const { text, script, skeleton } = raw[i]!
+    const { text, script, skeletons } = raw[i]!
     let role: NamePartRole = 'name'
     if (
       leading &&
@@ -385,7 +387,7 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     else if (STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
     if (role !== 'honorific') leading = false
     if (role === 'particle') segment++
-    parts.push({ text, role, segment, script, skeleton })
+    parts.push({ text, role, segment, script, skeleton: skeletons[0] ?? '', skeletons })
   }
   return {
     parts,
@@ -451,13 +453,144 @@ export function consonantSkeleton(text: string): string {
 }
 
 /**
- * The consonant skeleton of a part written in Arabic or Hebrew script, from its letters: each
- * letter is transliterated on its own (any-ascii) before the merges, so two letters never
- * read as one digraph (ت + ح is t-h, not the "th" of ث).
+ * Latin spellings that stand for more than one Arabic-script letter (or pair of letters), with
+ * every class they may be read as; the first reading is the one consonantSkeleton uses. Written
+ * by hand for the same reason as consonantSkeleton: transliteration libraries (any-ascii
+ * included) go from the script to Latin, and pick one spelling; reading a Latin spelling back
+ * means keeping every letter it may have come from.
+ * - sh: ش, or س + ح/ه ("Eshaghi" / اسحقی);
+ * - ch: ش in French spellings ("Chami"), چ in Persian and Turkish ones ("Kocak" / کوچک);
+ * - th: ث, ت + ح/ه ("Fathi" / فتحی), ذ ("Natheer" / نذير);
+ * - dh: ذ ض ظ, or د + ه ("Dehghan" is not one, but "Adham" / أدهم is);
+ * - zh: ژ ("Nezhad" / نژاد, also spelled "Nejad"), or ز + ه;
+ * - c: ک, or چ (Turkish ç);
+ * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران).
  */
+const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['sch', ['s']],
+  ['kh', ['x']],
+  ['gh', ['k']],
+  ['sh', ['s', 'sh']],
+  ['ch', ['s', 'c']],
+  ['th', ['s', 'th', 'd']],
+  ['dh', ['d', 'dh']],
+  ['zh', ['j', 'dh']],
+  ['dj', ['j']],
+  ['ph', ['f']],
+  ['ou', ['w']],
+  ['oo', ['w']],
+  ['ee', ['y']],
+  ['c', ['k', 'c']],
+  ['g', ['k', 'j']],
+  ['q', ['k']],
+  ['z', ['d']],
+  ['p', ['b']],
+]
+/** Readings of a Latin part kept at most (the product of its ambiguous letters). */
+const MAX_SKELETON_READINGS = 12
+/** Consonant waw and yeh (a word's first letter) are written upper case until the vowels are out. */
+const CONSONANT_GLIDES: Readonly<Record<string, string>> = { w: 'W', v: 'W', y: 'Y' }
+
+/** Vowels and glides out (consonant glides kept), doubled letters once. */
+function consonantsOf(letters: string): string {
+  return letters
+    .replace(/[aeiouywv0-9]/g, '')
+    .replace(/(.)\1+/g, '$1')
+    .toLowerCase()
+}
+
+/**
+ * Every consonant skeleton a Latin part may have, for comparing it with Arabic-script
+ * skeletons (abjadSkeletons): each ambiguous spelling (LATIN_READINGS) read every way; a first
+ * w, v or y read as a consonant (و, ی: "Vali" / ولی, "Yousef" / يوسف) and as a vowel ("Ayoub"
+ * starts with the alef); a final h kept (ح: "Saleh" / صالح) and dropped (ه, ة: "Abdullah" /
+ * عبدالله, "Fatemeh" / فاطمه); and "Abdul", "Abdel" also without the article's l, for lists
+ * that write عبد apart from the next word (عبد الواحد). At most MAX_SKELETON_READINGS.
+ */
+export function consonantSkeletons(text: string): string[] {
+  const units: Array<readonly string[]> = []
+  for (let at = 0; at < text.length; ) {
+    const first = at === 0 ? CONSONANT_GLIDES[text[0]!] : undefined
+    if (first !== undefined && text.length > 2) {
+      units.push([first, ''])
+      at++
+      continue
+    }
+    const reading = LATIN_READINGS.find(([spelling]) => text.startsWith(spelling, at))
+    if (reading) {
+      units.push(reading[1])
+      at += reading[0].length
+    } else if (text[at] === 'h' && at === text.length - 1 && at > 1) {
+      units.push(['', 'h'])
+      at++
+    } else {
+      units.push([text[at]!])
+      at++
+    }
+  }
+  let readings = ['']
+  for (const options of units) {
+    if (options.length === 1 || readings.length * options.length > MAX_SKELETON_READINGS) {
+      readings = readings.map((reading) => reading + options[0]!)
+    } else readings = readings.flatMap((reading) => options.map((option) => reading + option))
+  }
+  const skeletons = new Set(readings.map(consonantsOf))
+  if (/^abd[aeiou]l$/.test(text)) skeletons.add('bd')
+  skeletons.delete('')
+  return [...skeletons]
+}
+
+/** Arabic-script letters whose any-ascii spelling would put them in the wrong class. */
+const ABJAD_LETTER_CLASSES: Readonly<Record<string, string>> = {
+  // چ is "ch" in any-ascii, which reads as ش: it is its own class, as Latin c and ch may be.
+  چ: 'c',
+  // ژ is "zh": it is spelled j as often ("Nejad" / نژاد).
+  ژ: 'j',
+}
+/** Letters that may end a word as a vowel (ta marbuta, final heh): "Fatima" / فاطمة, "Nehme" / نعمة. */
+const FINAL_VOWEL_LETTERS = new Set(['ة', 'ه', 'ۀ'])
+const INITIAL_GLIDES: Readonly<Record<string, string>> = { و: 'W', ی: 'Y', ي: 'Y', ى: 'Y' }
+const ARABIC_LETTER = /\p{L}/u
+
+/** The skeleton of Arabic-script letters (at least the first is kept), with its readings. */
+function abjadReadings(letters: readonly string[]): string[] {
+  if (letters.length === 0) return []
+  const classes = letters.map(
+    (letter) =>
+      ABJAD_LETTER_CLASSES[letter] ??
+      skeletonLetters(anyAscii(letter).toLowerCase().replace(NOT_ALPHANUMERIC, '')),
+  )
+  const last = letters.length - 1
+  if (letters.length > 2 && FINAL_VOWEL_LETTERS.has(letters[last]!)) {
+    const without = consonantsOf(classes.slice(0, last).join(''))
+    if (without.length >= 2) classes[last] = ''
+  }
+  const readings = [consonantsOf(classes.join(''))]
+  const glide = INITIAL_GLIDES[letters[0]!]
+  if (glide !== undefined && letters.length > 2)
+    readings.push(consonantsOf(glide + classes.slice(1).join('')))
+  return readings
+}
+
+/**
+ * Every consonant skeleton of a part written in Arabic or Hebrew script, from its letters
+ * (NFKC first, so presentation forms such as ﺧﺎﺩﻡ are the letters خادم): each letter is
+ * transliterated on its own (any-ascii) before the merges, so two letters never read as one
+ * digraph (ت + ح is t-h, not the "th" of ث). The first is the skeleton with waw and yeh read as
+ * vowels; then with a first و or ی read as a consonant ("Vali" / ولی); then, for a word that
+ * begins with the article ال, the same without it ("Assad" / الأسد). A final ه or ة is a vowel
+ * (ta marbuta), a final ح is not ("Fathi" / فتحی keeps its h, "Fatima" / فاطمة does not).
+ */
+export function abjadSkeletons(word: string): string[] {
+  const letters = [...word.normalize('NFKC')].filter((char) => ARABIC_LETTER.test(char))
+  const skeletons = abjadReadings(letters)
+  if (letters.length > 3 && letters[0] === 'ا' && letters[1] === 'ل')
+    skeletons.push(...abjadReadings(letters.slice(2)))
+  else if (skeletons[0]!.length >= 3 && skeletons[0]!.startsWith('l')) skeletons.push(skeletons[0]!.slice(1))
+  return [...new Set(skeletons)].filter((skeleton) => skeleton.length > 0)
+}
+
+/** The first of abjadSkeletons: waw and yeh read as vowels, the article kept. */
 export function abjadSkeleton(word: string): string {
-  let letters = ''
-  for (const char of word)
-    letters += skeletonLetters(anyAscii(char).toLowerCase().replace(NOT_ALPHANUMERIC, ''))
-  return finishSkeleton(letters)
+  return abjadSkeletons(word)[0] ?? ''
 }

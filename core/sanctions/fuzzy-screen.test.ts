@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { abjadSkeleton, analyseName, consonantSkeleton } from './fuzzy-name-parts.ts'
+import {
+  abjadSkeleton,
+  abjadSkeletons,
+  analyseName,
+  consonantSkeleton,
+  consonantSkeletons,
+} from './fuzzy-name-parts.ts'
 import { screenNameFuzzy } from './fuzzy-screen.ts'
 import { areNameVariants } from './given-name-variants.ts'
 import { evidenceAdjustments } from './match-evidence.ts'
@@ -90,10 +96,81 @@ describe('fuzzy name analysis', () => {
     expect(abjadSkeleton('اتحادی')).toBe(consonantSkeleton('ettehadi'))
   })
 
+  it('reads an ambiguous Latin spelling every way it may have been written in Arabic script', () => {
+    const same = (latin: string, arabic: string) =>
+      consonantSkeletons(latin).some((reading) => abjadSkeletons(arabic).includes(reading))
+    // th is ت + ح as well as ث ("Fathi" / فتحی): a final ح stays, a final ه or ة does not.
+    expect(same('fathi', 'فتحی')).toBe(true)
+    expect(same('fatemeh', 'فاطمه')).toBe(true)
+    expect(same('saleh', 'صالح')).toBe(true)
+    // c and ch may be چ (Turkish ç, Persian ch): "Kocak" / کوچک.
+    expect(same('kocak', 'کوچک')).toBe(true)
+    // ژ is written zh or j: "Abedinejad" / "Nezhad" / نژاد.
+    expect(same('nejad', 'نژاد')).toBe(true)
+    expect(same('nezhad', 'نژاد')).toBe(true)
+    // g is ج in Egyptian spellings: "Gamal" / جمال.
+    expect(same('gamal', 'جمال')).toBe(true)
+    // sh is also س + ح: "Eshaghi" / اسحقی.
+    expect(same('eshaghi', 'اسحقی')).toBe(true)
+    // A first waw or yeh is a consonant ("Vali" / ولی, "Wahed" / الواحد), a later one a vowel.
+    expect(same('vali', 'ولی')).toBe(true)
+    expect(same('wahed', 'الواحد')).toBe(true)
+    expect(same('ayoub', 'أيوب')).toBe(true)
+    // Presentation forms are their letters (NFKC).
+    expect(abjadSkeletons('ﺧﺎﺩﻡ')).toEqual(abjadSkeletons('خادم'))
+    // Different names stay different.
+    expect(same('fathi', 'فاطمه')).toBe(false)
+    expect(same('kocak', 'کریم')).toBe(false)
+  })
+
+  it('keeps the number of readings of a long Latin word bounded', () => {
+    expect(consonantSkeletons('chughtaichghazichgh').length).toBeLessThanOrEqual(12)
+    expect(consonantSkeletons('abdul')).toEqual(expect.arrayContaining(['bdl', 'bd']))
+  })
+
   it('knows given-name variants from the Wikidata-based variant table', () => {
     expect(areNameVariants('mohammed', 'muhammad')).toBe(true)
     expect(areNameVariants('sergey', 'sergei')).toBe(true)
     expect(areNameVariants('sergey', 'sergeevich')).toBe(false)
+  })
+})
+
+describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only', () => {
+  // Real list names (OFAC SDN) whose Latin spelling the list also gives; here only the Arabic one is indexed.
+  const persian = buildSanctionsIndexFromEntries([
+    entry('p1', 'فتحی, مورد'),
+    entry('p2', 'کوچک, علی'),
+    entry('p3', 'قلی زاده, ولی'),
+    entry('p4', 'عبداللهی نژاد, بهرام'),
+    entry('p5', 'فارسانی, علیرضا بابایی'),
+    entry('p6', 'گشتاسبی, امان الله'),
+    entry('p7', 'عبد الواحد شفيق'),
+    entry('p8', 'عياد, عدنان علي'),
+    entry('p9', 'شمس ابادی, حسین'),
+    entry('p10', 'پورجمشیدیان, علی اکبر'),
+  ])
+  const found = (name: string) =>
+    screenNameFuzzy(persian, name).matches.map((match) => `${match.entry_id}:${match.match_type}`)
+
+  it('finds them through the consonant classes of both scripts', () => {
+    expect(found('Murad Fathi')).toContain('p1:name_transliterated')
+    expect(found('Ali KOCAK')).toContain('p2:name_transliterated')
+    expect(found('Vali Qolizadeh')).toContain('p3:name_transliterated')
+    expect(found('Bahram ABDOLLAHINEJAD')).toContain('p4:name_transliterated')
+    expect(found('Alireza Babaei Farsani')).toContain('p5:name_transliterated')
+    // One Latin word against two Arabic ones with a common second word (الله).
+    expect(found('Amanolah GOSHTASBI')).toContain('p6:name_transliterated')
+    // "Abdul" against عبد written apart from the next word.
+    expect(found('ABDUL WAHED SHAFIQ')).toContain('p7:name_transliterated')
+    // A first half of three letters that spells the whole Arabic word ("Ali" / علی).
+    expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
+  })
+
+  it('does not turn the extra readings into matches of other names', () => {
+    // A split into halves of one consonant says too little ("zan" + "ella" / عدنان علي).
+    expect(found('Zanella s.r.l.')).toEqual([])
+    // "Abdul" without its l pairs with عبد only, not with any b-d word (ابادی).
+    expect(found('Abdul Thomas')).toEqual([])
   })
 })
 

@@ -9,7 +9,7 @@ import {
 } from './fuzzy-index.ts'
 import {
   analyseName,
-  consonantSkeleton,
+  consonantSkeletons,
   isAbjad,
   type NamePart,
   type NamePartRole,
@@ -148,6 +148,11 @@ const PHONETIC_MIN_SIMILARITY = 0.7
 const ONE_WORD_SIMILARITY = 0.9
 const ONE_WORD_FACTOR = 0.85
 const SPLIT_SIMILARITY = 0.95
+/**
+ * Pairs of Arabic-script words one Latin word may be split into, per cut, at most: enough for a
+ * common second word ("Amanolah" / امان الله, where الله reads as l, lh and many words share it).
+ */
+const SPLIT_READINGS_CAP = 1024
 const SKELETON_FACTOR = 0.95
 /** Candidate names scored at most per query; beyond it the rarest parts' names are kept. */
 const CANDIDATE_CAP = 4000
@@ -186,28 +191,54 @@ interface QueryPart extends NamePart {
 }
 
 /**
- * A Latin part against an Arabic or Hebrew one, on consonant skeletons (fuzzy-name-parts.ts),
- * also without an article written into the Arabic word (الأسد, "l-sd", against "Assad").
- * Skeletons of one or two letters must be equal.
+ * A Latin part against an Arabic or Hebrew one, on consonant skeletons (fuzzy-name-parts.ts):
+ * the best of every reading of the Latin spelling (consonantSkeletons) against every reading of
+ * the Arabic letters (abjadSkeletons: glides as consonants, without the article).
  */
-function skeletonSimilarity(latin: string, abjad: string, latinText: string, abjadText = ''): number {
+function skeletonSimilarity(
+  latin: readonly string[],
+  abjad: readonly string[],
+  latinText: string,
+  abjadText = '',
+): number {
+  let best = 0
+  for (let i = 0; i < latin.length; i++) {
+    // "Abdul" read without its l is عبد written apart, nothing else ("Abdul" is not ابادی).
+    if (latin[i] === ABD && abjadText !== ABD && ABD_ARTICLE.test(latinText)) continue
+    for (const b of abjad) {
+      const sim = readingSimilarity(latin[i]!, b, latinText, abjadText, i === 0)
+      if (sim > best) best = sim
+    }
+  }
+  return best
+}
+
+const ABD = 'bd'
+const ABD_ARTICLE = /^abd[aeiou]l$/
+
+/**
+ * One Latin skeleton against one Arabic-script skeleton. Skeletons of one or two letters must be
+ * equal; so must the other readings of a Latin spelling (`close` false): only its first reading
+ * may differ by a letter, or each ambiguous spelling would double the words a name comes close to.
+ */
+function readingSimilarity(
+  latin: string,
+  abjad: string,
+  latinText: string,
+  abjadText: string,
+  close: boolean,
+): number {
   if (latin.length === 0 || abjad.length === 0) return 0
   // One or two consonants say little: they must be equal, and a one-consonant skeleton must
   // come from a short Latin word ("Ali" / علی), or from a short word of both scripts that begins
   // alike ("Ayad" / عياد, "Puya" / پویا; not "Popov" / ایوب).
   if (Math.min(latin.length, abjad.length) <= 2) {
-    const same = latin === abjad || (abjad.length >= 3 && abjad.startsWith('l') && latin === abjad.slice(1))
-    if (!same) return 0
+    if (latin !== abjad) return 0
     if (latin.length === 1 && latinText.length > 3 && !shortWordsAgree(latinText, abjadText)) return 0
     return SHORT_SKELETON_SIMILARITY
   }
-  let best = latin === abjad ? 1 : Math.min(latin.length, abjad.length) <= 2 ? 0 : jaroWinkler(latin, abjad)
-  if (best < 1 && abjad.length >= 3 && abjad.startsWith('l')) {
-    const bare = abjad.slice(1)
-    const sim = latin === bare ? 1 : Math.min(latin.length, bare.length) <= 2 ? 0 : jaroWinkler(latin, bare)
-    if (sim > best) best = sim
-  }
-  return best * SKELETON_FACTOR
+  if (latin === abjad) return SKELETON_FACTOR
+  return close ? jaroWinkler(latin, abjad) * SKELETON_FACTOR : 0
 }
 
 /** Latin letters each transliterated Arabic-script letter may be written with (the rest: itself). */
@@ -218,13 +249,21 @@ const LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
 }
 
 /**
- * A one-consonant word of at most five Latin letters against an Arabic-script word of at most
- * four: every letter of the Arabic word's transliteration (its consonant and its long vowels
- * y, w, a) is found in the Latin word in order ("Ayad" / عياد "yd", "Eisa" / عیسی "ysy";
- * not "Popov" / ایوب "ywb").
+ * A one-consonant word of at most seven Latin letters against an Arabic-script word of at most
+ * five ("Babaei" / بابایی, "Qawook" / قاووق), also without its article (الزين, "Zein"): every
+ * letter of the Arabic word's transliteration (its consonant and its long vowels y, w, a) is
+ * found in the Latin word in order ("Ayad" / عياد "yd", "Eisa" / عیسی "ysy"; not "Popov" /
+ * ایوب "ywb").
  */
 function shortWordsAgree(latinText: string, abjadFolded: string): boolean {
-  if (abjadFolded.length === 0 || latinText.length > 5 || abjadFolded.length > 4) return false
+  if (abjadFolded.length > 3 && abjadFolded.startsWith('l') && !latinText.startsWith('l')) {
+    if (spelledInOrder(latinText, abjadFolded.slice(1))) return true
+  }
+  return spelledInOrder(latinText, abjadFolded)
+}
+
+function spelledInOrder(latinText: string, abjadFolded: string): boolean {
+  if (abjadFolded.length === 0 || latinText.length > 7 || abjadFolded.length > 5) return false
   const latin = skeletonLetters(latinText)
   const abjad = skeletonLetters(abjadFolded)
   let at = 0
@@ -241,8 +280,8 @@ function shortWordsAgree(latinText: string, abjadFolded: string): boolean {
 export interface ComparablePart {
   text: string
   abjad: boolean
-  /** Consonant skeleton: of the letters for abjad parts, of the Latin text otherwise. */
-  skeleton: string
+  /** Consonant skeletons, every reading: of the letters for abjad parts, of the Latin text otherwise. */
+  skeletons: readonly string[]
 }
 
 /**
@@ -258,8 +297,8 @@ export function compareNameParts(
   if (query.text === listed.text && query.abjad === listed.abjad) return { sim: 1, method: 'exact' }
   if (query.abjad !== listed.abjad) {
     const sim = query.abjad
-      ? skeletonSimilarity(listed.skeleton, query.skeleton, listed.text, query.text)
-      : skeletonSimilarity(query.skeleton, listed.skeleton, query.text, listed.text)
+      ? skeletonSimilarity(listed.skeletons, query.skeletons, listed.text, query.text)
+      : skeletonSimilarity(query.skeletons, listed.skeletons, query.text, listed.text)
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
   const a = query.text
@@ -326,15 +365,15 @@ function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number
     }
   }
   if (!part.abjad) {
-    if (part.skeleton) addCandidates(ids, fuzzy.bySkeleton.get(part.skeleton), 0)
+    for (const skeleton of part.skeletons) addCandidates(ids, fuzzy.bySkeleton.get(skeleton), 0)
     for (const id of tokensWithinOneEdit(fuzzy, part.text)) if (!ids.has(id)) ids.set(id, 0)
   }
   return ids
 }
 
 function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
-  const skeleton = fuzzy.tokenSkeleton.get(id)
-  return { text: fuzzy.tokens[id]!, abjad: skeleton !== undefined, skeleton: skeleton ?? '' }
+  const skeletons = fuzzy.tokenSkeleton.get(id)
+  return { text: fuzzy.tokens[id]!, abjad: skeletons !== undefined, skeletons: skeletons ?? [] }
 }
 
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
@@ -344,8 +383,8 @@ function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organiz
       const id = part.role === 'name' ? fuzzy.tokenIds.get(part.text) : undefined
       const weight = ROLE_WEIGHT[part.role] * (id === undefined ? 1 : fuzzy.tokenWeight[id]!)
       const abjad = isAbjad(part.script)
-      const skeleton = abjad ? part.skeleton : consonantSkeleton(part.text)
-      return { ...part, abjad, skeleton, weight, matches: new Map() }
+      const skeletons = abjad ? part.skeletons : consonantSkeletons(part.text)
+      return { ...part, abjad, skeletons, weight, matches: new Map() }
     })
   for (const part of parts) {
     if (part.role !== 'name') continue
@@ -372,6 +411,35 @@ interface SplitMatch {
   rightId: number
 }
 
+/** Abjad tokens with any of these skeletons (those of `minLength` consonants or more). */
+function tokensBySkeletons(fuzzy: FuzzyIndex, skeletons: readonly string[], minLength = 1): Set<number> {
+  const found = new Set<number>()
+  for (const skeleton of skeletons) {
+    if (skeleton.length < minLength) continue
+    for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
+  }
+  return found
+}
+
+/**
+ * Arabic-script words one half of a split Latin word may be: by a skeleton of two consonants or
+ * more, or, for a first half of three letters, of one when it spells the whole Arabic word in
+ * order ("Ali" + "akbar" / علی اکبر); a bare one-consonant skeleton says too little ("Zanella"
+ * is not عدنان علي).
+ */
+function splitHalfTokens(fuzzy: FuzzyIndex, half: string, first: boolean): Set<number> {
+  const skeletons = consonantSkeletons(half)
+  const found = tokensBySkeletons(fuzzy, skeletons, 2)
+  if (!first) return found
+  for (const skeleton of skeletons) {
+    if (skeleton.length !== 1) continue
+    for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) {
+      if (half.length <= 3 && shortWordsAgree(half, fuzzy.tokens[id]!)) found.add(id)
+    }
+  }
+  return found
+}
+
 function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
   const joined: JoinedMatch[] = []
   const split: SplitMatch[] = []
@@ -381,9 +449,11 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
     if (IGNORED_ROLES.has(a.role) || IGNORED_ROLES.has(b.role) || a.role === 'particle') continue
     if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
       // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
-      const skeleton = consonantSkeleton(a.text + b.text)
-      for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) {
-        const sim = skeletonSimilarity(skeleton, fuzzy.tokenSkeleton.get(id) ?? '', a.text + b.text)
+      const skeletons = consonantSkeletons(a.text + b.text)
+      const found = new Set<number>()
+      for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
+      for (const id of found) {
+        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
         if (sim >= PART_FLOOR) joined.push({ queryIndex: i, tokenId: id, sim })
       }
     }
@@ -405,9 +475,10 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
     if (!part.abjad && part.text.length >= 7) {
       // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
       for (let cut = 3; cut <= part.text.length - 3; cut++) {
-        const left = fuzzy.bySkeleton.get(consonantSkeleton(part.text.slice(0, cut)))
-        const right = fuzzy.bySkeleton.get(consonantSkeleton(part.text.slice(cut)))
-        if (!left || !right || left.length * right.length > 64) continue
+        const left = splitHalfTokens(fuzzy, part.text.slice(0, cut), true)
+        if (left.size === 0) continue
+        const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
+        if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
         for (const leftId of left) for (const rightId of right) split.push({ queryIndex: i, leftId, rightId })
       }
     }
@@ -703,13 +774,20 @@ function candidateNames(
     }
   }
   const candidates: number[] = []
+  const shared: number[] = []
   for (const name of touched) {
     const need = Math.min(2, groups, fuzzy.nameWords[name]!)
-    if (counts[name]! >= need) candidates.push(name)
+    if (counts[name]! >= need) {
+      candidates.push(name)
+      shared.push(counts[name]!)
+    }
     counts[name] = 0
   }
   if (candidates.length > CANDIDATE_CAP) {
-    candidates.splice(CANDIDATE_CAP)
+    // Too many (a query of common words: "Mohammad Ali ..."): the names that share the most
+    // query parts first, so the one that has them all is never cut for one that has two.
+    const order = Array.from(candidates.keys()).sort((a, b) => shared[b]! - shared[a]! || a - b)
+    return order.slice(0, CANDIDATE_CAP).map((i) => candidates[i]!)
   }
   return candidates
 }
