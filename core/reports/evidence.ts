@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey, KeyObject, sign as signBytes } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import {
   CompactSign,
@@ -61,15 +61,38 @@ export interface ReportSigner {
    * signed with it.
    */
   sign(payload: Uint8Array, header?: { jku?: string }): Promise<string>
+  /**
+   * The same detached compact JWS, computed synchronously with Node's native Ed25519 (a few tens
+   * of microseconds): for signatures on the request path, such as the receipt of every paid answer.
+   */
+  signSync(payload: Uint8Array, header?: { jku?: string }): string
 }
 
 async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<ReportSigner> {
   const jwk = await exportJWK(publicKey)
   const keyId = await calculateJwkThumbprint(jwk)
   const publicJwk: JWK = { ...jwk, kid: keyId, alg: 'EdDSA', use: 'sig' }
+  const nativeKey = KeyObject.from(privateKey)
+  const headers = new Map<string, string>()
+  const protectedHeaderOf = (jku: string | undefined): string => {
+    let header = headers.get(jku ?? '')
+    if (header === undefined) {
+      header = Buffer.from(
+        JSON.stringify({ alg: 'EdDSA', kid: keyId, ...(jku ? { jku } : {}) }),
+        'utf8',
+      ).toString('base64url')
+      headers.set(jku ?? '', header)
+    }
+    return header
+  }
   return {
     keyId,
     publicJwk,
+    signSync(payload, extra = {}) {
+      const header = protectedHeaderOf(extra.jku)
+      const input = Buffer.from(`${header}.${Buffer.from(payload).toString('base64url')}`, 'ascii')
+      return `${header}..${signBytes(null, input, nativeKey).toString('base64url')}`
+    },
     async sign(payload, extra = {}) {
       const jws = await new CompactSign(payload)
         .setProtectedHeader({ alg: 'EdDSA', kid: keyId, ...(extra.jku ? { jku: extra.jku } : {}) })

@@ -1,6 +1,7 @@
 /** The whole database schema: one file per area under tables/, listed here for drizzle and the store. */
 
 export { entityChecks } from './tables/checks.ts'
+export { auditEvents } from './tables/evidence.ts'
 export { idempotencyRecords } from './tables/idempotency.ts'
 export {
   kboActivities,
