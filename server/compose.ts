@@ -420,7 +420,18 @@ function buildInterfaces(parts: Parts & { runtime: Service['runtime']; startedAt
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
     routes: [
-      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
+      paymentRoutes({
+        keys,
+        x402: payments.x402,
+        operations,
+        publicBaseUrl: resourceBase,
+        maintenance,
+        recordKeyChange: async (keyId, action, detail) => {
+          await runtime.evidence
+            ?.recordChange({ chain: `key:${keyId}`, keyId, action, outcome: 'ok', detail })
+            .catch((error) => log('error', 'a key change was not recorded in the audit trail', String(error)))
+        },
+      }),
       discoveryRoutes({ ...discovery, operations }),
       reportPublicRoutes({ signer: reports.signer, store: reports.store, clock }),
       evidenceRoutes({ keys, audit: parts.audit }),
