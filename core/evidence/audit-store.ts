@@ -85,6 +85,8 @@ export interface ChainVerification {
   rows: number
   /** The first broken link, in chain then sequence order; absent when everything verifies. */
   first_broken?: BrokenLink
+  /** The first broken link of each chain that does not verify (the operator's view of every chain). */
+  broken_chains: BrokenLink[]
   checkpoints: number
 }
 
@@ -307,7 +309,8 @@ export function createAuditStore(options: {
         if (row.kind === 'checkpoint') result.checkpoints++
         const broken = await brokenAt(row, previous)
         if (broken) {
-          result.first_broken = broken
+          result.first_broken ??= broken
+          result.broken_chains.push(broken)
           result.ok = false
           return
         }
@@ -349,7 +352,7 @@ export function createAuditStore(options: {
     },
 
     async verify(chain) {
-      const result: ChainVerification = { ok: true, chains: 0, rows: 0, checkpoints: 0 }
+      const result: ChainVerification = { ok: true, chains: 0, rows: 0, checkpoints: 0, broken_chains: [] }
       const chains =
         chain === undefined
           ? (
@@ -362,7 +365,6 @@ export function createAuditStore(options: {
       for (const name of chains) {
         result.chains++
         await verifyChain(name, result)
-        if (!result.ok) break
       }
       return result
     },
@@ -436,7 +438,10 @@ export function createAuditStore(options: {
             receipt: null,
             detail,
           }
+          // The checkpoint takes the place (id and seq) of the last dropped row, so the trail's
+          // order by id stays the chain's order.
           await tx.insert(auditEvents).values({
+            id: last.id,
             chain,
             seq: last.seq,
             keyId: last.keyId,
