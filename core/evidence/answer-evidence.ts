@@ -60,6 +60,19 @@ export function chainOf(payer: Caller): string | undefined {
   return undefined
 }
 
+/**
+ * A settle that runs once: adapters may report an outcome twice (HTTP 'finish' then 'close'),
+ * and the row must be appended once.
+ */
+function once(settle: (delivered: boolean) => Promise<void>): (delivered: boolean) => Promise<void> {
+  let called = false
+  return async (delivered) => {
+    if (called) return
+    called = true
+    await settle(delivered)
+  }
+}
+
 /** Whether an operation screens against the sanctions lists (its receipt names their versions). */
 const screens = (operation: EvidenceOperation) =>
   operation.essentials?.parts.some((part) => part.part === 'sanctions') ?? false
@@ -126,10 +139,11 @@ export function createAnswerEvidence(options: {
         const debit = call.charged.paidWith === 'account'
         return {
           ...(receipt ? { receipt } : {}),
-          settle: (inner) => async (delivered) => {
-            await inner(delivered)
-            if (delivered || !debit) await options.audit.append(event).catch(report)
-          },
+          settle: (inner) =>
+            once(async (delivered) => {
+              await inner(delivered)
+              if (delivered || !debit) await options.audit.append(event).catch(report)
+            }),
         }
       }
       if (call.payer.kind !== 'key' || call.operation.http.method === 'GET') return undefined
@@ -143,10 +157,11 @@ export function createAnswerEvidence(options: {
         ...(subject === undefined ? {} : { subject }),
       }
       return {
-        settle: (inner) => async (delivered) => {
-          await inner(delivered)
-          await options.audit.append(event).catch(report)
-        },
+        settle: (inner) =>
+          once(async (delivered) => {
+            await inner(delivered)
+            await options.audit.append(event).catch(report)
+          }),
       }
     },
     async recordChange(event) {

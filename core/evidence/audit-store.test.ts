@@ -10,7 +10,12 @@ const DAY = 86_400_000
 /** A clock the test moves. */
 function testClock(start: Date) {
   let now = start.getTime()
-  return { now: () => new Date(now), advance: (ms: number) => void (now += ms) }
+  return {
+    now: () => new Date(now),
+    advance(ms: number) {
+      now += ms
+    },
+  }
 }
 
 const call = (chain: string, at: Date, subject: string, amount = 1000n): AuditEventInput => ({

@@ -4,7 +4,7 @@ import { compactVerify, importJWK } from 'jose'
 import type { Clock } from '../context.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
 import { createKeyedBatcher } from '../store/batcher.ts'
-import type { Db, DbTransaction } from '../store/database.ts'
+import { type Db, type DbTransaction, rowsOf } from '../store/database.ts'
 import { auditEvents } from '../store/tables/evidence.ts'
 import {
   auditRowHash,
@@ -138,7 +138,7 @@ const lockChain = (tx: DbTransaction, chain: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(8128, hashtext(${chain}))`)
 
 /** The last row of a chain (its seq and hash), or the genesis when it has none. */
-async function chainHead(tx: DbTransaction, chain: string): Promise<{ seq: bigint; hash: string }> {
+async function chainHead(tx: Db | DbTransaction, chain: string): Promise<{ seq: bigint; hash: string }> {
   const [last] = await tx
     .select({ seq: auditEvents.seq, hash: auditEvents.hash })
     .from(auditEvents)
@@ -146,6 +146,23 @@ async function chainHead(tx: DbTransaction, chain: string): Promise<{ seq: bigin
     .orderBy(sql`${auditEvents.seq} desc`)
     .limit(1)
   return last ?? { seq: 0n, hash: GENESIS_HASH }
+}
+
+/**
+ * Another appender took the seq this batch meant to use: a violation (SQLSTATE 23505) of the
+ * unique (chain, seq), from the driver or wrapped by drizzle. Any other violation (a receipt id
+ * appended twice) is a bug to report, not to retry.
+ */
+function isSeqTaken(error: unknown): boolean {
+  for (
+    let current = error;
+    current && typeof current === 'object';
+    current = (current as { cause?: unknown }).cause
+  ) {
+    const { code, constraint, constraint_name } = current as Record<string, unknown>
+    if (code === '23505') return (constraint ?? constraint_name) === 'audit_events_chain_seq_idx'
+  }
+  return false
 }
 
 /** The checkpoint content its signature covers. */
@@ -194,52 +211,78 @@ export function createAuditStore(options: {
 }): AuditStore {
   const { db, signer } = options
 
-  async function appendBatch(chain: string, events: readonly AuditEventInput[]): Promise<undefined[]> {
-    await db.transaction(async (tx) => {
-      await lockChain(tx, chain)
-      let { seq, hash } = await chainHead(tx, chain)
-      const rows = events.map((event) => {
-        seq += 1n
-        const fields: ChainedFields = {
-          chain,
-          seq,
-          key_id: event.keyId,
-          at: event.at,
-          kind: event.kind,
-          action: event.action,
-          outcome: event.outcome,
-          subject_sha256: event.subject === undefined ? null : subjectSha256(event.subject),
-          paid_with: event.paidWith ?? null,
-          amount_micros: event.amountMicros ?? null,
-          receipt_id: event.receiptId ?? null,
-          receipt: event.receipt ?? null,
-          detail: event.detail ?? null,
-          prev_hash: hash,
-        }
-        hash = auditRowHash(fields)
-        return {
-          chain,
-          seq,
-          keyId: fields.key_id,
-          at: fields.at,
-          kind: fields.kind,
-          action: fields.action,
-          outcome: fields.outcome,
-          subject: event.subject ?? null,
-          subjectSha256: fields.subject_sha256,
-          paidWith: fields.paid_with,
-          amountMicros: fields.amount_micros,
-          receiptId: fields.receipt_id,
-          receipt: fields.receipt,
-          detail: fields.detail,
-          fieldDigests: fieldDigests(fields),
-          prevHash: fields.prev_hash,
-          hash,
-        }
-      })
-      await tx.insert(auditEvents).values(rows)
+  /**
+   * The head (last seq and hash) of each chain this process appended to: an append is then one
+   * statement, no read. A head another process moved on is noticed by that statement (it
+   * inserts nothing, or hits the unique (chain, seq)); the head is then read again and the batch
+   * re-chained on it.
+   */
+  const heads = new Map<string, { seq: bigint; hash: string }>()
+
+  /** Chains `events` after `head`: the rows to insert and the new head. */
+  function chainRows(chain: string, head: { seq: bigint; hash: string }, events: readonly AuditEventInput[]) {
+    let { seq, hash } = head
+    const rows = events.map((event) => {
+      seq += 1n
+      const fields: ChainedFields = {
+        chain,
+        seq,
+        key_id: event.keyId,
+        at: event.at,
+        kind: event.kind,
+        action: event.action,
+        outcome: event.outcome,
+        subject_sha256: event.subject === undefined ? null : subjectSha256(event.subject),
+        paid_with: event.paidWith ?? null,
+        amount_micros: event.amountMicros ?? null,
+        receipt_id: event.receiptId ?? null,
+        receipt: event.receipt ?? null,
+        detail: event.detail ?? null,
+        prev_hash: hash,
+      }
+      hash = auditRowHash(fields)
+      const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+      return sql`(${chain}::text, ${seq.toString()}::bigint, ${fields.key_id}::text, ${fields.at.toISOString()}::timestamptz,
+        ${fields.kind}::text, ${fields.action}::text, ${fields.outcome}::text, ${event.subject ?? null}::text,
+        ${fields.subject_sha256}::text, ${fields.paid_with}::text, ${fields.amount_micros?.toString() ?? null}::bigint,
+        ${fields.receipt_id}::text, ${json(fields.receipt)}::jsonb, ${json(fields.detail)}::jsonb,
+        ${JSON.stringify(fieldDigests(fields))}::jsonb, ${fields.prev_hash}::text, ${hash}::text)`
     })
-    return events.map(() => undefined)
+    return { rows, head: { seq, hash } }
+  }
+
+  /**
+   * Appends a batch of one chain in one statement that inserts only while `head` is still the
+   * chain's last row; two processes that both think so collide on the unique (chain, seq), and
+   * one of them inserts nothing. Either way the loser reads the head again and retries: the chain
+   * never forks, and no transaction is held (PGlite runs one at a time for the whole process).
+   */
+  async function appendBatch(chain: string, events: readonly AuditEventInput[]): Promise<undefined[]> {
+    for (let attempt = 0; ; attempt++) {
+      const head = heads.get(chain) ?? (await chainHead(db, chain))
+      const { rows, head: next } = chainRows(chain, head, events)
+      let inserted = 0
+      try {
+        const result =
+          await db.execute(sql`insert into audit_events (chain, seq, key_id, at, kind, action, outcome,
+            subject, subject_sha256, paid_with, amount_micros, receipt_id, receipt, detail, field_digests, prev_hash, hash)
+          select * from (values ${sql.join(rows, sql`, `)}) as v
+          where not exists (select 1 from audit_events where chain = ${chain} and seq > ${head.seq.toString()}::bigint)
+          returning id`)
+        inserted = rowsOf(result).length
+      } catch (error) {
+        heads.delete(chain)
+        if (!isSeqTaken(error) || attempt >= 50) throw error
+        continue
+      }
+      if (inserted === events.length) {
+        if (heads.size >= 10_000) heads.clear()
+        heads.set(chain, next)
+        return events.map(() => undefined)
+      }
+      heads.delete(chain)
+      if (attempt >= 50) throw new Error(`audit chain ${chain}: could not append after ${attempt} attempts`)
+    }
   }
 
   const appendKeyed = createKeyedBatcher<AuditEventInput, undefined>(appendBatch, { maxBatch: 500 })
