@@ -9,7 +9,7 @@
  * Prints one JSON line with requests per second per mode summed over its rounds, the ratios
  * on / off (target >= 0.9) and on / none, and the receipt count check: every call charged in a
  * receipts-on round has exactly one stored audit row with its receipt (none lost).
- * Env: DURATION_S (per round, default 8), ROUNDS (per mode, default 3), CONNECTIONS (default 10).
+ * Env: DURATION_S (per round, default 6), ROUNDS (per mode, default 5), CONNECTIONS (default 10).
  */
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -18,7 +18,6 @@ import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { sql } from 'drizzle-orm'
 import { type AnswerEvidence, createAnswerEvidence } from '../core/evidence/answer-evidence.ts'
-import { createAuditStore } from '../core/evidence/audit-store.ts'
 import { bz2Decompress } from '../core/sanctions/list-source.ts'
 import { nameTokens } from '../core/sanctions/name-normaliser.ts'
 import { createDatabase, rowsOf } from '../core/store/database.ts'
@@ -34,8 +33,8 @@ const OFAC_BZ2 = path.join(dataDir, 'ofac/sdn_advanced/2025-11-19/sdn_advanced.x
 const EU_FILE = path.join(dataDir, 'eu/legacy-2016-02-11/data.xml')
 const UN_FILE = path.join(dataDir, 'un/2026-02-27/UN_consolidated.xml')
 const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
-const DURATION_S = Number(process.env.DURATION_S ?? 8)
-const ROUNDS = Number(process.env.ROUNDS ?? 3)
+const DURATION_S = Number(process.env.DURATION_S ?? 6)
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
@@ -98,7 +97,7 @@ async function main(): Promise<void> {
     const withoutReceipts: AnswerEvidence = createAnswerEvidence({
       signer: reportsDeps.signer,
       jwksUrl: reportsDeps.jwksUrl,
-      audit: createAuditStore({ db: database.db, clock: service.runtime.clock, signer: reportsDeps.signer }),
+      audit: service.audit,
       clock: service.runtime.clock,
       lists: () => service.runtime.deps.sanctionsLists!.loadedLists(),
       receipts: false,
@@ -166,11 +165,7 @@ async function main(): Promise<void> {
       }
     }
     const receiptsStored = (await receiptRows()) - receiptsBefore
-    const verify = await createAuditStore({
-      db: database.db,
-      clock: service.runtime.clock,
-      signer: reportsDeps.signer,
-    }).verify(`key:${key.key_id}`)
+    const verify = await service.audit.verify(`key:${key.key_id}`)
     await server.close()
     await service.close()
     const rps = (mode: Mode) => round(totals[mode].requests / totals[mode].seconds)

@@ -63,6 +63,8 @@ export interface Service {
   startedAt: Date
   /** Compliance alerts, watchlists, webhooks and the delivery worker. */
   monitoring: Monitoring
+  /** The audit trail (receipts of paid answers, key and configuration changes). */
+  audit: AuditStore
   close(): Promise<void>
 }
 
@@ -205,6 +207,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     app,
     startedAt,
     monitoring,
+    audit: audit.store,
     close: async () => {
       audit.stop()
       await retention.job.stop()

@@ -3,7 +3,7 @@ import type { Receipt } from '../payments/charge.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
 import { MATCHER_VERSION } from '../sanctions/matcher-version.ts'
 import type { LoadedList } from '../sanctions/screening-index.ts'
-import { type AnswerReceipt, signAnswerReceipt } from './answer-receipt.ts'
+import { type AnswerReceipt, signAnswerReceiptWithDigest } from './answer-receipt.ts'
 import { subjectOf } from './audit-chain.ts'
 import type { AuditEventInput, AuditStore } from './audit-store.ts'
 
@@ -105,8 +105,8 @@ export function createAnswerEvidence(options: {
       const subject = subjectOf(call.input)
       const at = options.clock.now()
       if (paid) {
-        const receipt = receiptsEnabled
-          ? signAnswerReceipt(
+        const signed = receiptsEnabled
+          ? signAnswerReceiptWithDigest(
               {
                 operation: call.operation.id,
                 quality: call.quality,
@@ -124,6 +124,7 @@ export function createAnswerEvidence(options: {
               options.jwksUrl,
             )
           : undefined
+        const receipt = signed?.receipt
         const event: AuditEventInput = {
           chain,
           keyId,
@@ -134,7 +135,13 @@ export function createAnswerEvidence(options: {
           ...(subject === undefined ? {} : { subject }),
           paidWith: call.charged.paidWith,
           amountMicros: call.charged.amount,
-          ...(receipt ? { receiptId: receipt.receipt_id, receipt } : {}),
+          ...(signed
+            ? {
+                receiptId: signed.receipt.receipt_id,
+                receipt: signed.receipt,
+                receiptContentSha256: signed.contentSha256,
+              }
+            : {}),
         }
         const debit = call.charged.paidWith === 'account'
         return {

@@ -122,6 +122,15 @@ function paymentOf(payer: Caller, charged: Receipt): ReceiptPayment {
  * and the matcher version.
  */
 export function signAnswerReceipt(facts: ReceiptFacts, signer: ReportSigner, jwksUrl: string): AnswerReceipt {
+  return signAnswerReceiptWithDigest(facts, signer, jwksUrl).receipt
+}
+
+/** signAnswerReceipt, with the SHA-256 of the receipt's canonical content (what the audit row chains). */
+export function signAnswerReceiptWithDigest(
+  facts: ReceiptFacts,
+  signer: ReportSigner,
+  jwksUrl: string,
+): { receipt: AnswerReceipt; contentSha256: string } {
   const content: Omit<AnswerReceipt, 'signature'> = {
     receipt_id: newReceiptId(),
     issued_at: facts.issuedAt.toISOString(),
@@ -150,7 +159,7 @@ export function signAnswerReceipt(facts: ReceiptFacts, signer: ReportSigner, jwk
     jwks_url: jwksUrl,
   }
   const bytes = canonicalReceiptBytes(content as unknown as Record<string, unknown>)
-  return { ...content, signature: signer.signSync(bytes) }
+  return { receipt: { ...content, signature: signer.signSync(bytes) }, contentSha256: sha256Hex(bytes) }
 }
 
 export interface ReceiptVerification {

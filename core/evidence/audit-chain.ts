@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
+import { sha256Hex } from '../reports/evidence.ts'
+import { canonicalReceiptBytes } from './answer-receipt.ts'
 
 /** The prev_hash of a chain's first row. */
 export const GENESIS_HASH = '0'.repeat(64)
@@ -20,6 +22,11 @@ export interface ChainedFields {
   receipt: unknown
   detail: unknown
   prev_hash: string
+  /**
+   * Not a field: the receipt's content SHA-256 when the caller already has it (computed while
+   * signing), so appending does not canonicalize the receipt a second time.
+   */
+  receipt_content_sha256?: string
 }
 
 /** The names of the chained fields, in the order verification reports them. */
@@ -43,6 +50,14 @@ export const CHAINED_FIELDS: readonly (keyof ChainedFields)[] = [
 /** A field's value as hashed: bigints and dates as strings, absent as null. */
 function hashedValue(field: keyof ChainedFields, row: ChainedFields): unknown {
   const value = row[field]
+  if (field === 'receipt' && value !== null && typeof value === 'object') {
+    // The receipt as its signature sees it: the SHA-256 of its canonical content, and the signature.
+    const receipt = value as Record<string, unknown>
+    return {
+      content_sha256: row.receipt_content_sha256 ?? sha256Hex(canonicalReceiptBytes(receipt)),
+      signature: receipt.signature ?? null,
+    }
+  }
   if (value === undefined || value === null) return null
   if (typeof value === 'bigint') return value.toString()
   if (value instanceof Date) return value.toISOString()
@@ -51,27 +66,31 @@ function hashedValue(field: keyof ChainedFields, row: ChainedFields): unknown {
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
 
-/**
- * A row's hash: hex SHA-256 of the JCS (RFC 8785) of its chained fields. It covers prev_hash, so
- * every row vouches for the whole chain before it; it covers subject_sha256, never the plaintext
- * subject, so erasing the subject leaves the chain intact.
- */
-export function auditRowHash(row: ChainedFields): string {
-  const content: Record<string, unknown> = {}
-  for (const field of CHAINED_FIELDS) content[field] = hashedValue(field, row)
-  return sha256(canonicalize(content) ?? '')
+/** Hex SHA-256 of the JCS of each chained field's value. */
+function fieldHashes(row: ChainedFields): Record<string, string> {
+  const hashes: Record<string, string> = {}
+  for (const field of CHAINED_FIELDS) hashes[field] = sha256(canonicalize(hashedValue(field, row)) ?? 'null')
+  return hashes
 }
 
 /**
- * Short digests of each chained field (12 hex characters), stored beside the row: they do not
- * protect anything (the row hash does), they let verification name the field that was changed.
+ * A row's hash and its field digests, in one pass. The hash is the hex SHA-256 of the JCS
+ * (RFC 8785) of an object holding, for every chained field, the SHA-256 of the JCS of its value:
+ * changing any field changes it. It covers prev_hash, so every row vouches for the whole chain
+ * before it, and subject_sha256, never the plaintext subject, so erasing the subject leaves the
+ * chain intact. The digests (the first 12 hex characters of each field's hash) are stored beside
+ * the row: they protect nothing (the hash does), they let verification name the changed field.
  */
-export function fieldDigests(row: ChainedFields): Record<string, string> {
+export function sealAuditRow(row: ChainedFields): { hash: string; digests: Record<string, string> } {
+  const hashes = fieldHashes(row)
   const digests: Record<string, string> = {}
-  for (const field of CHAINED_FIELDS) {
-    digests[field] = sha256(canonicalize(hashedValue(field, row)) ?? 'null').slice(0, 12)
-  }
-  return digests
+  for (const field of CHAINED_FIELDS) digests[field] = hashes[field]!.slice(0, 12)
+  return { hash: sha256(canonicalize(hashes) ?? ''), digests }
+}
+
+/** A row's hash (sealAuditRow). */
+export function auditRowHash(row: ChainedFields): string {
+  return sealAuditRow(row).hash
 }
 
 /**

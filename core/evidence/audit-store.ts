@@ -7,11 +7,10 @@ import { createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, type DbTransaction, rowsOf } from '../store/database.ts'
 import { auditEvents } from '../store/tables/evidence.ts'
 import {
-  auditRowHash,
   CHAINED_FIELDS,
   type ChainedFields,
-  fieldDigests,
   GENESIS_HASH,
+  sealAuditRow,
   subjectSha256,
 } from './audit-chain.ts'
 
@@ -32,6 +31,8 @@ export interface AuditEventInput {
   amountMicros?: bigint
   receiptId?: string
   receipt?: unknown
+  /** The receipt's content SHA-256, when known (saves canonicalizing it again). */
+  receiptContentSha256?: string
   /** Anything else worth keeping; never personal data (it is chained and cannot be erased). */
   detail?: Record<string, unknown>
 }
@@ -239,14 +240,16 @@ export function createAuditStore(options: {
         receipt: event.receipt ?? null,
         detail: event.detail ?? null,
         prev_hash: hash,
+        ...(event.receiptContentSha256 ? { receipt_content_sha256: event.receiptContentSha256 } : {}),
       }
-      hash = auditRowHash(fields)
+      const sealed = sealAuditRow(fields)
+      hash = sealed.hash
       const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
       return sql`(${chain}::text, ${seq.toString()}::bigint, ${fields.key_id}::text, ${fields.at.toISOString()}::timestamptz,
         ${fields.kind}::text, ${fields.action}::text, ${fields.outcome}::text, ${event.subject ?? null}::text,
         ${fields.subject_sha256}::text, ${fields.paid_with}::text, ${fields.amount_micros?.toString() ?? null}::bigint,
         ${fields.receipt_id}::text, ${json(fields.receipt)}::jsonb, ${json(fields.detail)}::jsonb,
-        ${JSON.stringify(fieldDigests(fields))}::jsonb, ${fields.prev_hash}::text, ${hash}::text)`
+        ${JSON.stringify(sealed.digests)}::jsonb, ${fields.prev_hash}::text, ${hash}::text)`
     })
     return { rows, head: { seq, hash } }
   }
@@ -329,9 +332,10 @@ export function createAuditStore(options: {
     if (row.subject !== null && row.subjectSha256 !== subjectSha256(row.subject)) {
       return at('subject', 'the subject is not the one whose SHA-256 was chained')
     }
-    if (auditRowHash(fields) === row.hash) return undefined
+    const sealed = sealAuditRow(fields)
+    if (sealed.hash === row.hash) return undefined
     const stored = (row.fieldDigests ?? {}) as Record<string, string>
-    const now = fieldDigests(fields)
+    const now = sealed.digests
     const changed = CHAINED_FIELDS.find((field) => stored[field] !== now[field])
     if (changed) return at(changed, `${changed} was changed after the row was written`)
     return at('hash', 'the row hash does not match its content')
@@ -493,7 +497,7 @@ export function createAuditStore(options: {
             action: 'retention.drop',
             outcome: 'ok',
             detail,
-            fieldDigests: fieldDigests(chained),
+            fieldDigests: sealAuditRow(chained).digests,
             prevHash: fields.prev_hash,
             hash: last.hash,
           })
