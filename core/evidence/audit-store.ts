@@ -106,7 +106,7 @@ function chainedOf(row: StoredRow): ChainedFields {
     paid_with: row.paidWith,
     amount_micros: row.amountMicros,
     receipt_id: row.receiptId,
-    receipt: row.receipt,
+    receipt: row.receipt === null ? null : JSON.parse(row.receipt),
     detail: row.detail,
     prev_hash: row.prevHash,
   }
@@ -164,6 +164,15 @@ function isSeqTaken(error: unknown): boolean {
     if (code === '23505') return (constraint ?? constraint_name) === 'audit_events_chain_seq_idx'
   }
   return false
+}
+
+/** The stored field digests (JSON text); a row whose digests cannot be read names no field. */
+function parseDigests(text: string): Record<string, string> {
+  try {
+    return JSON.parse(text) as Record<string, string>
+  } catch {
+    return {}
+  }
 }
 
 /** The checkpoint content its signature covers. */
@@ -248,8 +257,8 @@ export function createAuditStore(options: {
       return sql`(${chain}::text, ${seq.toString()}::bigint, ${fields.key_id}::text, ${fields.at.toISOString()}::timestamptz,
         ${fields.kind}::text, ${fields.action}::text, ${fields.outcome}::text, ${event.subject ?? null}::text,
         ${fields.subject_sha256}::text, ${fields.paid_with}::text, ${fields.amount_micros?.toString() ?? null}::bigint,
-        ${fields.receipt_id}::text, ${json(fields.receipt)}::jsonb, ${json(fields.detail)}::jsonb,
-        ${JSON.stringify(sealed.digests)}::jsonb, ${fields.prev_hash}::text, ${hash}::text)`
+        ${fields.receipt_id}::text, ${json(fields.receipt)}::text, ${json(fields.detail)}::jsonb,
+        ${JSON.stringify(sealed.digests)}::text, ${fields.prev_hash}::text, ${hash}::text)`
     })
     return { rows, head: { seq, hash } }
   }
@@ -334,7 +343,7 @@ export function createAuditStore(options: {
     }
     const sealed = sealAuditRow(fields)
     if (sealed.hash === row.hash) return undefined
-    const stored = (row.fieldDigests ?? {}) as Record<string, string>
+    const stored = parseDigests(row.fieldDigests)
     const now = sealed.digests
     const changed = CHAINED_FIELDS.find((field) => stored[field] !== now[field])
     if (changed) return at(changed, `${changed} was changed after the row was written`)
@@ -422,7 +431,8 @@ export function createAuditStore(options: {
         .from(auditEvents)
         .where(eq(auditEvents.receiptId, receiptId))
         .limit(1)
-      return row ?? undefined
+      if (!row) return undefined
+      return { ...row, receipt: row.receipt === null ? null : (JSON.parse(row.receipt) as unknown) }
     },
 
     async dropExpired(cutoff) {
@@ -497,7 +507,7 @@ export function createAuditStore(options: {
             action: 'retention.drop',
             outcome: 'ok',
             detail,
-            fieldDigests: sealAuditRow(chained).digests,
+            fieldDigests: JSON.stringify(sealAuditRow(chained).digests),
             prevHash: fields.prev_hash,
             hash: last.hash,
           })

@@ -12,9 +12,9 @@ CREATE TABLE "audit_events" (
 	"paid_with" text,
 	"amount_micros" bigint,
 	"receipt_id" text,
-	"receipt" jsonb,
+	"receipt" text,
 	"detail" jsonb,
-	"field_digests" jsonb NOT NULL,
+	"field_digests" text NOT NULL,
 	"prev_hash" text NOT NULL,
 	"hash" text NOT NULL
 );

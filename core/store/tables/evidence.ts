@@ -24,10 +24,11 @@ export const auditEvents = pgTable(
     paidWith: text('paid_with'),
     amountMicros: bigint('amount_micros', { mode: 'bigint' }),
     receiptId: text('receipt_id'),
-    receipt: jsonb('receipt'),
+    /** The signed receipt as its JSON text (text, not jsonb: stored as sent, never queried inside). */
+    receipt: text('receipt'),
     detail: jsonb('detail'),
     /** Short digest per chained field: lets verification name the field that was changed. */
-    fieldDigests: jsonb('field_digests').notNull(),
+    fieldDigests: text('field_digests').notNull(),
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
