@@ -6,12 +6,14 @@
 
 import type { CliCommand } from './command.ts'
 import { leadsVerifyCommand } from './leads-verify.ts'
+import { receiptsVerify } from './receipts.ts'
 import { reportsVerify } from './reports.ts'
 
 /** `group command` → implementation. */
 export const COMMANDS: Record<string, CliCommand> = {
   'leads verify': leadsVerifyCommand,
   'reports verify': reportsVerify,
+  'receipts verify': receiptsVerify,
 }
 
 function help(): string {

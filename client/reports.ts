@@ -21,7 +21,7 @@ function jwksUrlOf(baseUrl: string): string {
  * JWKS to fetch), else the same two from the environment. Never the report's own
  * evidence.jwks_url: whoever forged a report wrote that URL too.
  */
-function chooseKeySource(values: { jwks?: string; url?: string }): KeySource | undefined {
+export function chooseKeySource(values: { jwks?: string; url?: string }): KeySource | undefined {
   if (values.jwks) return { location: values.jwks, chosenBy: '--jwks' }
   if (values.url) return { location: jwksUrlOf(values.url), chosenBy: '--url' }
   if (process.env.VALIDATION_JWKS)
@@ -33,7 +33,7 @@ function chooseKeySource(values: { jwks?: string; url?: string }): KeySource | u
 }
 
 /** The trusted keys from a URL (http/https) or a local key file (JWKS or kid-to-key map). */
-async function loadTrustedKeys(location: string): Promise<TrustedKeys> {
+export async function loadTrustedKeys(location: string): Promise<TrustedKeys> {
   if (/^https?:\/\//i.test(location)) {
     const response = await fetch(location, { signal: AbortSignal.timeout(10_000) })
     if (!response.ok) throw new Error(`GET ${location}: HTTP ${response.status}`)

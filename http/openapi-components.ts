@@ -206,6 +206,14 @@ const headers = {
     type: 'string',
     pattern: '^[0-9]+$',
   }),
+  XReceiptId: stringHeader('Id of the signed receipt of this paid answer (GET /v1/receipts/{receipt_id})', {
+    type: 'string',
+    pattern: '^rcpt_[0-9a-f]{32}$',
+  }),
+  XReceipt: stringHeader(
+    'The signed receipt of this paid answer, base64url JSON: request and answer hashes (RFC 8785 JCS, SHA-256), operation, price and how it was paid (key, or x402 network and transaction), the sanctions list versions with their SHA-256 and the matcher version (screening operations), time, and a detached Ed25519 JWS by the key in /.well-known/jwks.json. Absent on replays and free calls. See validation-cli receipts verify',
+    { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+  ),
   RetryAfter: stringHeader('Seconds to wait before retrying', { type: 'integer', minimum: 0 }),
   IdempotentReplayed: stringHeader(
     'true: the stored answer of an earlier call with the same Idempotency-Key, replayed unchanged and charged nothing (X-Charged-Amount 0)',
@@ -232,6 +240,8 @@ export const paidSuccessHeaders = {
   'X-Payment-Settlement': headerRef('XPaymentSettlement'),
   'X-Charged-Amount': headerRef('XChargedAmount'),
   'X-Balance-Remaining': headerRef('XBalanceRemaining'),
+  'X-Receipt-Id': headerRef('XReceiptId'),
+  'X-Receipt': headerRef('XReceipt'),
 }
 
 export const requestIdHeader = { 'X-Request-Id': headerRef('XRequestId') }

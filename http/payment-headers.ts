@@ -1,3 +1,4 @@
+import type { AnswerReceipt } from '../core/evidence/answer-receipt.ts'
 import { encodeBase64Json } from '../core/payments/challenge.ts'
 import type { Receipt, SettlementReceipt } from '../core/payments/charge.ts'
 
@@ -34,4 +35,16 @@ export function receiptHeaders(receipt: Receipt): Record<string, string> {
     }
   }
   return {}
+}
+
+/**
+ * The signed receipt of a paid answer: `X-Receipt-Id`, and `X-Receipt` carrying the whole receipt
+ * as base64url JSON, so it can be verified offline without another request (GET
+ * /v1/receipts/{id} returns the same JSON later).
+ */
+export function answerReceiptHeaders(receipt: AnswerReceipt): Record<string, string> {
+  return {
+    'X-Receipt-Id': receipt.receipt_id,
+    'X-Receipt': Buffer.from(JSON.stringify(receipt), 'utf8').toString('base64url'),
+  }
 }

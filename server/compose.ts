@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs'
 import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
+import { type AnswerEvidence, createAnswerEvidence } from '../core/evidence/answer-evidence.ts'
+import { type AuditStore, createAuditStore } from '../core/evidence/audit-store.ts'
+import { auditedKeys } from '../core/evidence/audited-keys.ts'
 import { createIdempotencyStore } from '../core/idempotency/index.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
 import { createRateLimiter } from '../core/limits/index.ts'
@@ -17,6 +20,7 @@ import { createProviderRegistrations } from '../core/providers/index.ts'
 import type { ReportSigner } from '../core/reports/evidence.ts'
 import { createReportShares, type ReportShares } from '../core/reports/report-shares.ts'
 import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
+import { AUDIT_TRAIL_CATEGORY } from '../core/retention/categories.ts'
 import { createDataPurge } from '../core/retention/data-purge.ts'
 import { listHealth } from '../core/sanctions/list-health.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
@@ -32,6 +36,7 @@ import type { PdfRenderer } from '../http/pdf.ts'
 import { adminSanctionsRoutes } from '../http/routes/admin-sanctions-routes.ts'
 import { discoveryRoutes } from '../http/routes/discovery-routes.ts'
 import { docsRoutes } from '../http/routes/docs-routes.ts'
+import { evidenceRoutes } from '../http/routes/evidence-routes.ts'
 import { paymentRoutes } from '../http/routes/payment-routes.ts'
 import { reportPublicRoutes } from '../http/routes/report-public-routes.ts'
 import { statusOfOutcome } from '../http/status.ts'
@@ -64,6 +69,8 @@ export interface Service {
   startedAt: Date
   /** Compliance alerts, watchlists, webhooks and the delivery worker. */
   monitoring: Monitoring
+  /** The audit trail (receipts of paid answers, key and configuration changes). */
+  audit: AuditStore
   close(): Promise<void>
 }
 
@@ -76,6 +83,8 @@ export interface ServiceOverrides {
   log?: (level: 'info' | 'warn' | 'error', message: string, extra?: unknown) => void
   /** Check every answer against its operation's output schema (tests). */
   checkOutputs?: boolean
+  /** Benchmarks: false signs no receipts (the audit trail is kept either way). Default true. */
+  receipts?: boolean
   /** Another operation registry (tests of the payment path with their own operations). */
   operations?: readonly AnyOperation[]
   /**
@@ -108,7 +117,14 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const operations = overrides.operations ?? registry
   const clock = overrides.clock ?? systemClock
   const database = overrides.database ?? (await openDatabase(config, overrides.dataDirLock))
-  const keys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
+  const baseKeys = createApiKeyService({ db: database.db, clock, adminKey: config.ADMIN_API_KEY })
+  let evidence: AnswerEvidence | undefined
+  // Key changes made through the operator and payment routes go into the audit trail.
+  const keys = auditedKeys(
+    baseKeys,
+    () => evidence,
+    (error) => log('error', 'a key change was not recorded in the audit trail', String(error)),
+  )
   const maintenance = createMaintenanceSwitch({ db: database.db, clock })
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
@@ -138,7 +154,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     clock,
     log,
     operations,
-    keys,
+    keys: baseKeys,
     maintenance,
     sanctions,
     payments,
@@ -148,7 +164,18 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     monitoring,
   })
   const limits = buildLimits(config, database, clock, log)
+  const audit = buildAudit(database, clock, log, reports.signer, retention)
+  evidence = createAnswerEvidence({
+    signer: reports.signer,
+    jwksUrl: deps.reports?.jwksUrl ?? '',
+    audit: audit.store,
+    clock,
+    lists: () => sanctions.service.loadedLists(),
+    receipts: overrides.receipts ?? true,
+    onError: (error) => log('error', 'an audit row was not written', String(error)),
+  })
   const runtime = {
+    evidence,
     keys,
     payments: payments.gate,
     limits: limits.limiter,
@@ -181,6 +208,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     reports,
     retention,
     monitoring,
+    audit: audit.store,
   })
   // First pass a minute after start-up, then every RETENTION_INTERVAL_MINUTES.
   retention.job.start()
@@ -192,8 +220,10 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     app,
     startedAt,
     monitoring,
+    audit: audit.store,
     close: async () => {
       healthMonitor.stop()
+      audit.stop()
       await retention.job.stop()
       await pdf?.close()
       await monitoring.stop()
@@ -208,6 +238,43 @@ export async function createService(config: Config, overrides: ServiceOverrides 
 }
 
 type Log = NonNullable<ServiceOverrides['log']>
+
+/**
+ * The audit trail, with its retention: once a day (and a minute after start-up) the rows older
+ * than the `audit_trail` category's retention are dropped, each chain's range replaced by a
+ * signed checkpoint.
+ */
+function buildAudit(
+  database: Database,
+  clock: Clock,
+  log: Log,
+  signer: ReportSigner,
+  retention: ReturnType<typeof buildRetention>,
+) {
+  const store = createAuditStore({ db: database.db, clock, signer })
+  const days = retention.job.retentionDays(AUDIT_TRAIL_CATEGORY)
+  const drop = () => {
+    if (days <= 0) return
+    const cutoff = new Date(clock.now().getTime() - days * 86_400_000)
+    store
+      .dropExpired(cutoff)
+      .then((dropped) => {
+        if (dropped > 0) log('info', 'expired audit rows dropped behind a signed checkpoint', { dropped })
+      })
+      .catch((error) => log('warn', 'expired audit rows not dropped', String(error)))
+  }
+  const first = setTimeout(drop, 60_000)
+  const daily = setInterval(drop, 86_400_000)
+  first.unref()
+  daily.unref()
+  return {
+    store,
+    stop: () => {
+      clearTimeout(first)
+      clearInterval(daily)
+    },
+  }
+}
 
 /** PGlite in DATA_DIR (under the claim the entry point took) or PostgreSQL at DATABASE_URL. */
 function openDatabase(config: Config, dataDirLock: DataDirLock | undefined): Promise<Database> {
@@ -334,6 +401,7 @@ function buildInterfaces(
     startedAt: Date
     healthMonitor: HealthMonitor
     pdf: PdfRenderer | undefined
+    audit: AuditStore
   },
 ) {
   const { config, database, clock, log, operations, runtime, startedAt, maintenance, sanctions, pdf } = parts
@@ -383,7 +451,18 @@ function buildInterfaces(
     ],
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS.split(',').map((origin) => origin.trim()),
     routes: [
-      paymentRoutes({ keys, x402: payments.x402, operations, publicBaseUrl: resourceBase, maintenance }),
+      paymentRoutes({
+        keys,
+        x402: payments.x402,
+        operations,
+        publicBaseUrl: resourceBase,
+        maintenance,
+        recordKeyChange: async (keyId, action, detail) => {
+          await runtime.evidence
+            ?.recordChange({ chain: `key:${keyId}`, keyId, action, outcome: 'ok', detail })
+            .catch((error) => log('error', 'a key change was not recorded in the audit trail', String(error)))
+        },
+      }),
       discoveryRoutes({ ...discovery, operations, prompts: listPrompts() }),
       reportPublicRoutes({
         signer: reports.signer,
@@ -392,6 +471,7 @@ function buildInterfaces(
         clock,
         ...(pdf ? { pdf } : {}),
       }),
+      evidenceRoutes({ keys, audit: parts.audit }),
       docsRoutes(),
       adminSanctionsRoutes(keys, {
         sanctions: sanctions.service,

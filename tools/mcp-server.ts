@@ -275,13 +275,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The tool result of an answer: the output as structured content and text, receipt and limits in `_meta`. */
+/** `_meta` key of a paid answer's signed receipt (the JSON the REST X-Receipt header carries). */
+export const ANSWER_RECEIPT_META = 'receipt'
+
 function toolResultOf(result: InvocationResult): CallToolResult {
   const output = (result.output ?? {}) as Record<string, unknown>
   const receipt = receiptMeta(result.receipt)
   const meta =
-    receipt || result.rateLimit || result.replayed
+    receipt || result.rateLimit || result.replayed || result.answerReceipt
       ? {
           ...receipt,
+          ...(result.answerReceipt ? { [ANSWER_RECEIPT_META]: result.answerReceipt } : {}),
           ...(result.rateLimit ? { [RATE_LIMIT_META]: rateLimitView(result.rateLimit) } : {}),
           ...(result.replayed ? { [IDEMPOTENT_REPLAYED_META]: true } : {}),
         }

@@ -1,6 +1,8 @@
 import type { Caller, Clock, Quality } from '../context.ts'
 import { QUALITIES } from '../context.ts'
 import { PaymentRequiredError, ServiceError } from '../errors.ts'
+import type { AnswerEvidence } from '../evidence/answer-evidence.ts'
+import type { AnswerReceipt } from '../evidence/answer-receipt.ts'
 import {
   type IdempotencyStore,
   idempotencyRequestHash,
@@ -54,6 +56,8 @@ export interface InvocationResult {
   /** The operation's success status (200, 201 or 204). */
   status: 200 | 201 | 204
   receipt: Receipt
+  /** The signed receipt of a paid answer (X-Receipt over HTTP, `_meta.receipt` over MCP). */
+  answerReceipt?: AnswerReceipt
   /** The tightest rate limit of the payer after this call (X-RateLimit-* over HTTP); none for the operator. */
   rateLimit?: RateLimitState
   /**
@@ -92,6 +96,8 @@ export interface OperationRuntime {
   idempotency?: IdempotencyStore
   /** The operator's maintenance switch; absent: never in maintenance. */
   maintenance?: Pick<MaintenanceSwitch, 'current'>
+  /** Receipts of paid answers and the audit trail; absent: neither. */
+  evidence?: AnswerEvidence
 }
 
 /** Reads a quality tier (spec: X-Response-Quality: cached, fresh or enhanced; default fresh). */
@@ -462,7 +468,20 @@ export async function invokeOperation(
     const settle = settlementOf(runtime, operation, charge, answeredUnderReservation ? undefined : held)
     held = undefined
     outcome = 'ok'
-    return { output, status, receipt, rateLimit, settle }
+    // Evidence: a paid answer's receipt is signed now; its audit row is kept once settled.
+    const evidence = runtime.evidence?.answered({
+      operation,
+      payer: charge.caller,
+      quality,
+      requestId: request.requestId,
+      rawInput: request.input,
+      input,
+      output,
+      charged: receipt,
+    })
+    if (!evidence) return { output, status, receipt, rateLimit, settle }
+    const answerReceipt = evidence.receipt ? { answerReceipt: evidence.receipt } : {}
+    return { output, status, receipt, ...answerReceipt, rateLimit, settle: evidence.settle(settle) }
   } catch (error) {
     if (held) {
       // Nothing was charged: the key is free again, so a retry runs. A release that fails leaves

@@ -1,4 +1,11 @@
-import { createHash, createPrivateKey, createPublicKey, hkdfSync } from 'node:crypto'
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  hkdfSync,
+  KeyObject,
+  sign as signBytes,
+} from 'node:crypto'
 import canonicalize from 'canonicalize'
 import {
   CompactSign,
@@ -67,6 +74,11 @@ export interface ReportSigner {
    * nothing else can be derived from one.
    */
   readonly shareKey: Uint8Array
+  /**
+   * The same detached compact JWS, computed synchronously with Node's native Ed25519 (a few tens
+   * of microseconds): for signatures on the request path, such as the receipt of every paid answer.
+   */
+  signSync(payload: Uint8Array, header?: { jku?: string }): string
 }
 
 async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<ReportSigner> {
@@ -75,10 +87,28 @@ async function signerFrom(privateKey: CryptoKey, publicKey: CryptoKey): Promise<
   const publicJwk: JWK = { ...jwk, kid: keyId, alg: 'EdDSA', use: 'sig' }
   const secret = Buffer.from((await exportJWK(privateKey)).d ?? '', 'base64url')
   const shareKey = new Uint8Array(hkdfSync('sha256', secret, new Uint8Array(0), 'report-share-links/v1', 32))
+  const nativeKey = KeyObject.from(privateKey)
+  const headers = new Map<string, string>()
+  const protectedHeaderOf = (jku: string | undefined): string => {
+    let header = headers.get(jku ?? '')
+    if (header === undefined) {
+      header = Buffer.from(
+        JSON.stringify({ alg: 'EdDSA', kid: keyId, ...(jku ? { jku } : {}) }),
+        'utf8',
+      ).toString('base64url')
+      headers.set(jku ?? '', header)
+    }
+    return header
+  }
   return {
     keyId,
     publicJwk,
     shareKey,
+    signSync(payload, extra = {}) {
+      const header = protectedHeaderOf(extra.jku)
+      const input = Buffer.from(`${header}.${Buffer.from(payload).toString('base64url')}`, 'ascii')
+      return `${header}..${signBytes(null, input, nativeKey).toString('base64url')}`
+    },
     async sign(payload, extra = {}) {
       const jws = await new CompactSign(payload)
         .setProtectedHeader({ alg: 'EdDSA', kid: keyId, ...(extra.jku ? { jku: extra.jku } : {}) })

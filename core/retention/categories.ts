@@ -36,7 +36,23 @@ export interface RetentionCategory {
 /** Seven years: the fiscal record-keeping period for the service's revenue records. */
 export const SEVEN_YEARS_DAYS = 2557
 
+/** The audit trail's category (core/evidence/audit-store.ts drops its expired ranges itself). */
+export const AUDIT_TRAIL_CATEGORY = 'audit_trail'
+
 export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
+  {
+    category: AUDIT_TRAIL_CATEGORY,
+    description:
+      'The audit trail: every paid call (operation, amount, how it was paid, its signed receipt with request and answer hashes and the list versions used) and every key, webhook and watchlist change, hash-chained per key; the subject is kept in clear and as a SHA-256 (erasure removes the clear text only)',
+    table: 'audit_events',
+    timestampColumn: 'at',
+    ownerColumn: 'key_id',
+    defaultRetentionDays: SEVEN_YEARS_DAYS,
+    legalNote:
+      'GDPR Art. 6(1)(c) and (f): evidence for the callers’ AML examinations (EU AMLD Art. 40: 5 years after the business relationship) and for the revenue records the rows price (7 years); an expired range is dropped behind a signed checkpoint so the rest of the chain still verifies',
+    cleanup: 'owner',
+    ownerCleanupEveryMs: 86_400_000,
+  },
   {
     category: 'usage_logs',
     description: 'One row per key-authenticated or paid call: key id, operation, outcome, cost, latency',

@@ -2,6 +2,7 @@
 
 export { entityChecks } from './tables/checks.ts'
 export { sanctionsDismissals } from './tables/dismissals.ts'
+export { auditEvents } from './tables/evidence.ts'
 export { idempotencyRecords } from './tables/idempotency.ts'
 export {
   kboActivities,

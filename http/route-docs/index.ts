@@ -1,5 +1,6 @@
 import type { RouteDescription } from '../route-description.ts'
 import { discoveryRoutes } from './discovery.ts'
+import { evidenceRoutes } from './evidence.ts'
 import { mcpRoute } from './mcp.ts'
 import { operatorRoutes } from './operator.ts'
 import { paymentRoutes } from './payments.ts'
@@ -16,5 +17,6 @@ export const serviceRoutes: readonly RouteDescription[] = [
   ...publicRoutes,
   ...paymentRoutes,
   ...operatorRoutes,
+  ...evidenceRoutes,
   mcpRoute,
 ]

@@ -13,7 +13,7 @@ import {
 import { bazaarExtensionsFor, withBazaar } from '../bazaar.ts'
 import { settleOnDelivery } from '../delivery.ts'
 import type { AppEnv } from '../env.ts'
-import { receiptHeaders } from '../payment-headers.ts'
+import { answerReceiptHeaders, receiptHeaders } from '../payment-headers.ts'
 import type { PdfRenderer } from '../pdf.ts'
 import { problemResponse } from '../problem.ts'
 import { rateLimitHeaders } from '../rate-limit-headers.ts'
@@ -136,6 +136,10 @@ export function operationRoutes(
 function answerResponse(c: Context<AppEnv>, operation: AnyOperation, result: InvocationResult): Response {
   if (result.replayed) c.header('Idempotent-Replayed', 'true')
   for (const [name, value] of Object.entries(receiptHeaders(result.receipt))) c.header(name, value)
+  if (result.answerReceipt) {
+    for (const [name, value] of Object.entries(answerReceiptHeaders(result.answerReceipt)))
+      c.header(name, value)
+  }
   if (result.rateLimit) {
     for (const [name, value] of Object.entries(rateLimitHeaders(result.rateLimit))) c.header(name, value)
   }

@@ -24,6 +24,8 @@ export interface PaymentRoutesOptions {
   maintenance?: Pick<MaintenanceSwitch, 'current'>
   operations: readonly AnyOperation[]
   publicBaseUrl: string
+  /** Records a paid top-up in the key's audit trail (it is not an operation, so the pipeline does not). */
+  recordKeyChange?: (keyId: string, action: string, detail: Record<string, unknown>) => Promise<void>
 }
 
 /** How a client sends payments and picks a tier over HTTP (added to the discovery document). */
@@ -65,6 +67,12 @@ export function paymentRoutes(options: PaymentRoutesOptions) {
         { caller, tier: c.req.param('tier'), payment: paymentHeader(c), resourceUrl: c.req.url },
       )
       for (const [name, value] of Object.entries(settlementHeaders(result.settlement))) c.header(name, value)
+      await options.recordKeyChange?.(result.record.id, 'key.upgrade', {
+        tier: result.record.tier,
+        credited_micros: result.credited.toString(),
+        network: result.settlement.response.network,
+        transaction: result.settlement.response.transaction,
+      })
       return c.json({ ...keyUsageView(result.record), credited_micros: Number(result.credited) })
     })
 }

@@ -1,0 +1,207 @@
+/**
+ * Receipts benchmark: `npm run bench:receipts -- [--db pglite|postgres]`
+ *
+ * One service with the three full lists (OFAC SDN Advanced 2025-11-19, legacy EU, UN 2026-02-27)
+ * answers paid POST /v1/sanctions/screen calls (live key, large balance, half listed names) under
+ * keep-alive load from autocannon in a SECOND process, in alternating rounds of the same length:
+ * receipts on (every answer signed, X-Receipt sent, the receipt kept in the audit row), receipts
+ * off (the audit row still written), and no evidence at all (neither receipts nor audit rows).
+ * Prints one JSON line with requests per second per mode summed over its rounds, the ratios
+ * on / off (target >= 0.9) and on / none, and the receipt count check: every call charged in a
+ * receipts-on round has exactly one stored audit row with its receipt (none lost).
+ * Env: DURATION_S (per round, default 6), ROUNDS (per mode, default 5), CONNECTIONS (default 10).
+ */
+import { spawnSync } from 'node:child_process'
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { sql } from 'drizzle-orm'
+import { type AnswerEvidence, createAnswerEvidence } from '../core/evidence/answer-evidence.ts'
+import { bz2Decompress } from '../core/sanctions/list-source.ts'
+import { nameTokens } from '../core/sanctions/name-normaliser.ts'
+import { createDatabase, rowsOf } from '../core/store/database.ts'
+import { createService, type Service } from '../server/compose.ts'
+import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
+import { startTempPostgres } from '../test/support/postgres.ts'
+import { sanctionsDataDir } from '../test/support/sanctions/shared-data.ts'
+import { listen } from '../test/support/serve.ts'
+import { testConfig } from '../test/support/test-config.ts'
+
+const dataDir = sanctionsDataDir()
+const OFAC_BZ2 = path.join(dataDir, 'ofac/sdn_advanced/2025-11-19/sdn_advanced.xml.bz2')
+const EU_FILE = path.join(dataDir, 'eu/legacy-2016-02-11/data.xml')
+const UN_FILE = path.join(dataDir, 'un/2026-02-27/UN_consolidated.xml')
+const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
+const DURATION_S = Number(process.env.DURATION_S ?? 6)
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits))
+
+async function decompressOfac(dir: string): Promise<string> {
+  const target = path.join(dir, 'sdn_advanced.xml')
+  const system = spawnSync('sh', ['-c', `bzip2 -dc "${OFAC_BZ2}" > "${target}"`])
+  if (system.status === 0 && existsSync(target) && statSync(target).size > 0) return target
+  await pipeline(bz2Decompress(readFileSync(OFAC_BZ2)), createWriteStream(target))
+  return target
+}
+
+/** Half listed names (some with words reordered), half names on no list. */
+function screenBodies(service: Service): string[] {
+  const lists = service.runtime.deps.sanctionsLists!
+  const names: string[] = []
+  for (const name of ['Lazarus Group', 'GARANTEX EUROPE OU', 'KHAWA PANGA MANDRO', 'Semenov, Roman']) {
+    if (lists.screenName(name).status === 'ok') names.push(name)
+  }
+  const bodies: string[] = []
+  for (let i = 0; i < 200; i++) {
+    if (i % 2 === 0) {
+      const name = names[i % names.length]!
+      bodies.push(JSON.stringify({ name: i % 4 === 0 ? name : nameTokens(name).reverse().join(' ') }))
+    } else {
+      bodies.push(JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL' }))
+    }
+  }
+  return bodies
+}
+
+type Mode = 'receipts_on' | 'receipts_off' | 'no_evidence'
+
+async function main(): Promise<void> {
+  const dbIndex = process.argv.indexOf('--db')
+  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
+  const dir = mkdtempSync(path.join(tmpdir(), 'receipts-bench-'))
+  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
+  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
+  try {
+    const ofacXml = await decompressOfac(dir)
+    const config = testConfig({
+      ADMIN_API_KEY: ADMIN_KEY,
+      PORT: '0',
+      SANCTIONS_OFAC_SOURCE: ofacXml,
+      SANCTIONS_EU_SOURCE: EU_FILE,
+      SANCTIONS_UN_SOURCE: UN_FILE,
+      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
+      RATE_LIMITS: 'off',
+    })
+    const database = await createDatabase(
+      databaseUrl ? { url: databaseUrl } : { dataDir: path.join(dir, 'pglite') },
+    )
+    const service = await createService(config, { database, log: () => {} })
+    await service.runtime.deps.sanctionsLists!.idle()
+    const withReceipts = service.runtime.evidence
+    if (!withReceipts?.receiptsEnabled) throw new Error('the service signs no receipts')
+    // The same evidence without receipts: the audit rows are still written.
+    const reportsDeps = service.runtime.deps.reports!
+    const withoutReceipts: AnswerEvidence = createAnswerEvidence({
+      signer: reportsDeps.signer,
+      jwksUrl: reportsDeps.jwksUrl,
+      audit: service.audit,
+      clock: service.runtime.clock,
+      lists: () => service.runtime.deps.sanctionsLists!.loadedLists(),
+      receipts: false,
+    })
+    const evidenceOf: Record<Mode, AnswerEvidence | undefined> = {
+      receipts_on: withReceipts,
+      receipts_off: withoutReceipts,
+      no_evidence: undefined,
+    }
+
+    const server = await listen(service)
+    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
+      body: JSON.stringify({ email: 'bench@example.com', tier: 'enterprise', balance_usd: '1000000' }),
+    })
+    const key = (await created.json()) as { api_key: string; key_id: string }
+    const bodies = screenBodies(service)
+    const load = (duration: number) =>
+      runHttpLoad({
+        duration,
+        connections: CONNECTIONS,
+        url: `${server.baseUrl}/v1/sanctions/screen`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key.api_key },
+        bodies,
+      })
+    const receiptRows = async () =>
+      Number(
+        rowsOf<{ n: string }>(
+          await database.db.execute(
+            sql`select count(*)::text as n from audit_events where receipt_id is not null`,
+          ),
+        )[0]!.n,
+      )
+    const callCount = async () => (await service.runtime.keys.get(key.key_id))!.callCount
+
+    service.runtime.evidence = withReceipts
+    await load(2) // warm-up
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const totals: Record<Mode, { requests: number; seconds: number; non_2xx: number }> = {
+      receipts_on: { requests: 0, seconds: 0, non_2xx: 0 },
+      receipts_off: { requests: 0, seconds: 0, non_2xx: 0 },
+      no_evidence: { requests: 0, seconds: 0, non_2xx: 0 },
+    }
+    const rounds: { mode: Mode; figures: HttpLoadFigures }[] = []
+    let chargedWithReceipts = 0n
+    const receiptsBefore = await receiptRows()
+    const order: Mode[] = ['receipts_on', 'receipts_off', 'no_evidence']
+    for (let i = 0; i < ROUNDS; i++) {
+      // Rotate the order, so no mode always runs first or last in a round.
+      for (let j = 0; j < order.length; j++) {
+        const mode = order[(i + j) % order.length]!
+        service.runtime.evidence = evidenceOf[mode]
+        const calls = await callCount()
+        const figures = await load(DURATION_S)
+        // Settles (captures, audit rows) of the last answers finish before the mode changes.
+        await service.runtime.deps.sanctionsLists!.idle()
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        if (mode === 'receipts_on') chargedWithReceipts += (await callCount()) - calls
+        totals[mode].requests += figures.requests_per_s * DURATION_S
+        totals[mode].seconds += DURATION_S
+        totals[mode].non_2xx += figures.non_2xx
+        rounds.push({ mode, figures })
+      }
+    }
+    const receiptsStored = (await receiptRows()) - receiptsBefore
+    const verify = await service.audit.verify(`key:${key.key_id}`)
+    await server.close()
+    await service.close()
+    const rps = (mode: Mode) => round(totals[mode].requests / totals[mode].seconds)
+    console.log(
+      JSON.stringify({
+        command: `npm run bench:receipts -- --db ${dbKind}`,
+        database: dbKind,
+        connections: CONNECTIONS,
+        round_s: DURATION_S,
+        rounds_per_mode: ROUNDS,
+        requests_per_s: {
+          receipts_on: rps('receipts_on'),
+          receipts_off: rps('receipts_off'),
+          no_evidence: rps('no_evidence'),
+        },
+        ratio_receipts_on_off: round(rps('receipts_on') / rps('receipts_off'), 3),
+        ratio_receipts_on_no_evidence: round(rps('receipts_on') / rps('no_evidence'), 3),
+        non_2xx: {
+          receipts_on: totals.receipts_on.non_2xx,
+          receipts_off: totals.receipts_off.non_2xx,
+          no_evidence: totals.no_evidence.non_2xx,
+        },
+        receipts: {
+          charged_calls_with_receipts_on: Number(chargedWithReceipts),
+          receipts_stored: receiptsStored,
+          none_lost: BigInt(receiptsStored) === chargedWithReceipts,
+        },
+        audit_chain_verifies: verify.ok,
+        audit_rows: verify.rows,
+        rounds: rounds.map(({ mode, figures }) => ({ mode, requests_per_s: figures.requests_per_s })),
+      }),
+    )
+  } finally {
+    postgres?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()

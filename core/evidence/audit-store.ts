@@ -1,0 +1,544 @@
+import canonicalize from 'canonicalize'
+import { and, asc, eq, gt, gte, lt, lte, ne, sql } from 'drizzle-orm'
+import { compactVerify, importJWK } from 'jose'
+import type { Clock } from '../context.ts'
+import type { ReportSigner } from '../reports/evidence.ts'
+import { createKeyedBatcher } from '../store/batcher.ts'
+import { type Db, type DbTransaction, rowsOf } from '../store/database.ts'
+import { auditEvents } from '../store/tables/evidence.ts'
+import {
+  CHAINED_FIELDS,
+  type ChainedFields,
+  GENESIS_HASH,
+  sealAuditRow,
+  subjectSha256,
+} from './audit-chain.ts'
+
+/** What happened, as the caller of append describes it (the chain fields are added by the store). */
+export interface AuditEventInput {
+  /** `key:<id>`, `x402:<network>:<payer>`, or `platform` (operator changes). */
+  chain: string
+  keyId: string | null
+  at: Date
+  /** `call` (a paid answer), `change` (a key, webhook or watchlist change). */
+  kind: 'call' | 'change'
+  /** The operation id, or the change (`key.create`, `webhook.delete`, ...). */
+  action: string
+  outcome: string
+  /** Who or what the call was about, as given; chained as its SHA-256 only. */
+  subject?: string
+  paidWith?: string
+  amountMicros?: bigint
+  receiptId?: string
+  receipt?: unknown
+  /** The receipt's content SHA-256, when known (saves canonicalizing it again). */
+  receiptContentSha256?: string
+  /** Anything else worth keeping; never personal data (it is chained and cannot be erased). */
+  detail?: Record<string, unknown>
+}
+
+/** One row of the trail as the API shows it. */
+export interface AuditRow {
+  id: string
+  chain: string
+  seq: string
+  key_id: string | null
+  at: string
+  kind: string
+  action: string
+  outcome: string
+  subject: string | null
+  subject_sha256: string | null
+  paid_with: string | null
+  amount_micros: string | null
+  receipt_id: string | null
+  detail: unknown
+  prev_hash: string
+  hash: string
+}
+
+export interface TrailFilter {
+  /** Restricts to one chain (a customer's own); absent: every chain (the operator's view). */
+  chain?: string
+  keyId?: string
+  from?: Date
+  to?: Date
+  action?: string
+  subject?: string
+  /** Rows after this id (the cursor of the previous page). */
+  after?: bigint
+  limit: number
+}
+
+/** The first link of a chain that does not verify. */
+export interface BrokenLink {
+  chain: string
+  row_id: string
+  seq: string
+  /** The field found changed (`amount_micros`, `prev_hash`, `seq`, `hash`, `subject`, `content`, `signature`). */
+  field: string
+  problem: string
+}
+
+export interface ChainVerification {
+  ok: boolean
+  chains: number
+  rows: number
+  /** The first broken link, in chain then sequence order; absent when everything verifies. */
+  first_broken?: BrokenLink
+  /** The first broken link of each chain that does not verify (the operator's view of every chain). */
+  broken_chains: BrokenLink[]
+  checkpoints: number
+}
+
+type StoredRow = typeof auditEvents.$inferSelect
+
+function chainedOf(row: StoredRow): ChainedFields {
+  return {
+    chain: row.chain,
+    seq: row.seq,
+    key_id: row.keyId,
+    at: row.at,
+    kind: row.kind,
+    action: row.action,
+    outcome: row.outcome,
+    subject_sha256: row.subjectSha256,
+    paid_with: row.paidWith,
+    amount_micros: row.amountMicros,
+    receipt_id: row.receiptId,
+    receipt: row.receipt === null ? null : JSON.parse(row.receipt),
+    detail: row.detail,
+    prev_hash: row.prevHash,
+  }
+}
+
+/** A stored row as the API shows it. */
+export function auditRowView(row: StoredRow): AuditRow {
+  return {
+    id: row.id.toString(),
+    chain: row.chain,
+    seq: row.seq.toString(),
+    key_id: row.keyId,
+    at: row.at.toISOString(),
+    kind: row.kind,
+    action: row.action,
+    outcome: row.outcome,
+    subject: row.subject,
+    subject_sha256: row.subjectSha256,
+    paid_with: row.paidWith,
+    amount_micros: row.amountMicros === null ? null : row.amountMicros.toString(),
+    receipt_id: row.receiptId,
+    detail: row.detail,
+    prev_hash: row.prevHash,
+    hash: row.hash,
+  }
+}
+
+/** The chain lock: one appender per chain at a time, across every process on the database. */
+const lockChain = (tx: DbTransaction, chain: string) =>
+  tx.execute(sql`select pg_advisory_xact_lock(8128, hashtext(${chain}))`)
+
+/** The last row of a chain (its seq and hash), or the genesis when it has none. */
+async function chainHead(tx: Db | DbTransaction, chain: string): Promise<{ seq: bigint; hash: string }> {
+  const [last] = await tx
+    .select({ seq: auditEvents.seq, hash: auditEvents.hash })
+    .from(auditEvents)
+    .where(eq(auditEvents.chain, chain))
+    .orderBy(sql`${auditEvents.seq} desc`)
+    .limit(1)
+  return last ?? { seq: 0n, hash: GENESIS_HASH }
+}
+
+/**
+ * Another appender took the seq this batch meant to use: a violation (SQLSTATE 23505) of the
+ * unique (chain, seq), from the driver or wrapped by drizzle. Any other violation (a receipt id
+ * appended twice) is a bug to report, not to retry.
+ */
+function isSeqTaken(error: unknown): boolean {
+  for (
+    let current = error;
+    current && typeof current === 'object';
+    current = (current as { cause?: unknown }).cause
+  ) {
+    const { code, constraint, constraint_name } = current as Record<string, unknown>
+    if (code === '23505') return (constraint ?? constraint_name) === 'audit_events_chain_seq_idx'
+  }
+  return false
+}
+
+/** The stored field digests (JSON text); a row whose digests cannot be read names no field. */
+function parseDigests(text: string): Record<string, string> {
+  try {
+    return JSON.parse(text) as Record<string, string>
+  } catch {
+    return {}
+  }
+}
+
+/** The checkpoint content its signature covers. */
+function checkpointBytes(
+  row: Pick<ChainedFields, 'chain' | 'seq' | 'prev_hash'>,
+  hash: string,
+  detail: unknown,
+) {
+  const { signature: _signature, ...rest } = (detail ?? {}) as Record<string, unknown>
+  const text = canonicalize({
+    chain: row.chain,
+    seq: row.seq.toString(),
+    prev_hash: row.prev_hash,
+    hash,
+    detail: rest,
+  })
+  return Buffer.from(text ?? '', 'utf8')
+}
+
+export interface AuditStore {
+  /**
+   * Appends one event to its chain. Events of one chain that arrive together are appended in
+   * one transaction under the chain's lock (core/store/batcher.ts): one round trip per batch.
+   */
+  append(event: AuditEventInput): Promise<void>
+  /** A page of the trail in append order (ascending id), `limit + 1` rows read to tell if more follow. */
+  trail(filter: TrailFilter): Promise<{ rows: AuditRow[]; next?: string }>
+  /** Re-computes every chain (or one), naming the first broken link. */
+  verify(chain?: string): Promise<ChainVerification>
+  /** The stored receipt of a paid answer, with the chain it belongs to. */
+  receipt(receiptId: string): Promise<{ chain: string; keyId: string | null; receipt: unknown } | undefined>
+  /**
+   * Drops the rows older than `cutoff` of every chain, each chain's dropped range replaced by one
+   * checkpoint row signed by the service key (same seq and hash as the last dropped row, so the
+   * next row still links to it). Returns the number of rows dropped.
+   */
+  dropExpired(cutoff: Date): Promise<number>
+}
+
+/** The audit trail over the `audit_events` table (core/store/tables/evidence.ts). */
+export function createAuditStore(options: {
+  db: Db
+  clock: Clock
+  signer: ReportSigner
+  onError?: (error: unknown) => void
+}): AuditStore {
+  const { db, signer } = options
+
+  /**
+   * The head (last seq and hash) of each chain this process appended to: an append is then one
+   * statement, no read. A head another process moved on is noticed by that statement (it
+   * inserts nothing, or hits the unique (chain, seq)); the head is then read again and the batch
+   * re-chained on it.
+   */
+  const heads = new Map<string, { seq: bigint; hash: string }>()
+
+  /** Chains `events` after `head`: the rows to insert and the new head. */
+  function chainRows(chain: string, head: { seq: bigint; hash: string }, events: readonly AuditEventInput[]) {
+    let { seq, hash } = head
+    const rows = events.map((event) => {
+      seq += 1n
+      const fields: ChainedFields = {
+        chain,
+        seq,
+        key_id: event.keyId,
+        at: event.at,
+        kind: event.kind,
+        action: event.action,
+        outcome: event.outcome,
+        subject_sha256: event.subject === undefined ? null : subjectSha256(event.subject),
+        paid_with: event.paidWith ?? null,
+        amount_micros: event.amountMicros ?? null,
+        receipt_id: event.receiptId ?? null,
+        receipt: event.receipt ?? null,
+        detail: event.detail ?? null,
+        prev_hash: hash,
+        ...(event.receiptContentSha256 ? { receipt_content_sha256: event.receiptContentSha256 } : {}),
+      }
+      const sealed = sealAuditRow(fields)
+      hash = sealed.hash
+      const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+      return sql`(${chain}::text, ${seq.toString()}::bigint, ${fields.key_id}::text, ${fields.at.toISOString()}::timestamptz,
+        ${fields.kind}::text, ${fields.action}::text, ${fields.outcome}::text, ${event.subject ?? null}::text,
+        ${fields.subject_sha256}::text, ${fields.paid_with}::text, ${fields.amount_micros?.toString() ?? null}::bigint,
+        ${fields.receipt_id}::text, ${json(fields.receipt)}::text, ${json(fields.detail)}::jsonb,
+        ${JSON.stringify(sealed.digests)}::text, ${fields.prev_hash}::text, ${hash}::text)`
+    })
+    return { rows, head: { seq, hash } }
+  }
+
+  /**
+   * Appends a batch of one chain in one statement that inserts only while `head` is still the
+   * chain's last row; two processes that both think so collide on the unique (chain, seq), and
+   * one of them inserts nothing. Either way the loser reads the head again and retries: the chain
+   * never forks, and no transaction is held (PGlite runs one at a time for the whole process).
+   */
+  async function appendBatch(chain: string, events: readonly AuditEventInput[]): Promise<undefined[]> {
+    for (let attempt = 0; ; attempt++) {
+      const head = heads.get(chain) ?? (await chainHead(db, chain))
+      const { rows, head: next } = chainRows(chain, head, events)
+      let inserted = 0
+      try {
+        const result =
+          await db.execute(sql`insert into audit_events (chain, seq, key_id, at, kind, action, outcome,
+            subject, subject_sha256, paid_with, amount_micros, receipt_id, receipt, detail, field_digests, prev_hash, hash)
+          select * from (values ${sql.join(rows, sql`, `)}) as v
+          where not exists (select 1 from audit_events where chain = ${chain} and seq > ${head.seq.toString()}::bigint)
+          returning id`)
+        inserted = rowsOf(result).length
+      } catch (error) {
+        heads.delete(chain)
+        if (!isSeqTaken(error) || attempt >= 50) throw error
+        continue
+      }
+      if (inserted === events.length) {
+        if (heads.size >= 10_000) heads.clear()
+        heads.set(chain, next)
+        return events.map(() => undefined)
+      }
+      heads.delete(chain)
+      if (attempt >= 50) throw new Error(`audit chain ${chain}: could not append after ${attempt} attempts`)
+    }
+  }
+
+  const appendKeyed = createKeyedBatcher<AuditEventInput, undefined>(appendBatch, { maxBatch: 500 })
+
+  const publicKey = importJWK(signer.publicJwk, 'EdDSA')
+
+  /** Why a row does not verify given the row before it (undefined: it verifies). */
+  async function brokenAt(row: StoredRow, previous: StoredRow | undefined): Promise<BrokenLink | undefined> {
+    const at = (field: string, problem: string): BrokenLink => ({
+      chain: row.chain,
+      row_id: row.id.toString(),
+      seq: row.seq.toString(),
+      field,
+      problem,
+    })
+    if (previous && row.seq !== previous.seq + 1n) {
+      return at('seq', `seq ${row.seq} does not follow ${previous.seq} (a row was removed or inserted)`)
+    }
+    if (previous && row.prevHash !== previous.hash) {
+      return at('prev_hash', 'prev_hash is not the hash of the row before it')
+    }
+    if (row.kind === 'checkpoint') {
+      const detail = (row.detail ?? {}) as Record<string, unknown>
+      if (previous) return at('kind', 'a checkpoint can only open a chain')
+      if (detail.through_hash !== row.hash) return at('hash', 'the checkpoint hash is not the one it signed')
+      try {
+        const parts = String(detail.signature ?? '').split('.')
+        const bytes = checkpointBytes(chainedOf(row), row.hash, detail)
+        await compactVerify(`${parts[0]}.${bytes.toString('base64url')}.${parts[2]}`, await publicKey, {
+          algorithms: ['EdDSA'],
+        })
+      } catch {
+        return at('signature', 'the checkpoint signature does not verify')
+      }
+      return undefined
+    }
+    if (!previous && row.prevHash !== GENESIS_HASH) {
+      return at(
+        'prev_hash',
+        'the first row of the chain does not start from the genesis hash or a checkpoint',
+      )
+    }
+    const fields = chainedOf(row)
+    if (row.subject !== null && row.subjectSha256 !== subjectSha256(row.subject)) {
+      return at('subject', 'the subject is not the one whose SHA-256 was chained')
+    }
+    const sealed = sealAuditRow(fields)
+    if (sealed.hash === row.hash) return undefined
+    const stored = parseDigests(row.fieldDigests)
+    const now = sealed.digests
+    const changed = CHAINED_FIELDS.find((field) => stored[field] !== now[field])
+    if (changed) return at(changed, `${changed} was changed after the row was written`)
+    return at('hash', 'the row hash does not match its content')
+  }
+
+  async function verifyChain(chain: string, result: ChainVerification): Promise<void> {
+    let previous: StoredRow | undefined
+    let afterSeq = -1n
+    for (;;) {
+      const page = await db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.chain, chain), gt(auditEvents.seq, afterSeq)))
+        .orderBy(asc(auditEvents.seq))
+        .limit(1000)
+      for (const row of page) {
+        result.rows++
+        if (row.kind === 'checkpoint') result.checkpoints++
+        const broken = await brokenAt(row, previous)
+        if (broken) {
+          result.first_broken ??= broken
+          result.broken_chains.push(broken)
+          result.ok = false
+          return
+        }
+        previous = row
+      }
+      if (page.length < 1000) return
+      afterSeq = page.at(-1)!.seq
+    }
+  }
+
+  return {
+    async append(event) {
+      await appendKeyed(event.chain, event)
+    },
+
+    async trail(filter) {
+      const conditions = [
+        filter.chain === undefined ? undefined : eq(auditEvents.chain, filter.chain),
+        filter.keyId === undefined ? undefined : eq(auditEvents.keyId, filter.keyId),
+        filter.from === undefined ? undefined : gte(auditEvents.at, filter.from),
+        filter.to === undefined ? undefined : lt(auditEvents.at, filter.to),
+        filter.action === undefined ? undefined : eq(auditEvents.action, filter.action),
+        filter.subject === undefined
+          ? undefined
+          : eq(auditEvents.subjectSha256, subjectSha256(filter.subject)),
+        filter.after === undefined ? undefined : gt(auditEvents.id, filter.after),
+      ].filter((condition) => condition !== undefined)
+      const rows = await db
+        .select()
+        .from(auditEvents)
+        .where(conditions.length ? and(...conditions) : undefined)
+        .orderBy(asc(auditEvents.id))
+        .limit(filter.limit + 1)
+      const page = rows.slice(0, filter.limit)
+      return {
+        rows: page.map(auditRowView),
+        ...(rows.length > filter.limit ? { next: page.at(-1)!.id.toString() } : {}),
+      }
+    },
+
+    async verify(chain) {
+      const result: ChainVerification = { ok: true, chains: 0, rows: 0, checkpoints: 0, broken_chains: [] }
+      const chains =
+        chain === undefined
+          ? (
+              await db
+                .selectDistinct({ chain: auditEvents.chain })
+                .from(auditEvents)
+                .orderBy(asc(auditEvents.chain))
+            ).map((row) => row.chain)
+          : [chain]
+      for (const name of chains) {
+        result.chains++
+        await verifyChain(name, result)
+      }
+      return result
+    },
+
+    async receipt(receiptId) {
+      const [row] = await db
+        .select({ chain: auditEvents.chain, keyId: auditEvents.keyId, receipt: auditEvents.receipt })
+        .from(auditEvents)
+        .where(eq(auditEvents.receiptId, receiptId))
+        .limit(1)
+      if (!row) return undefined
+      return { ...row, receipt: row.receipt === null ? null : (JSON.parse(row.receipt) as unknown) }
+    },
+
+    async dropExpired(cutoff) {
+      const expired = await db
+        .selectDistinct({ chain: auditEvents.chain })
+        .from(auditEvents)
+        .where(and(lt(auditEvents.at, cutoff), ne(auditEvents.kind, 'checkpoint')))
+      let dropped = 0
+      for (const { chain } of expired) {
+        dropped += await db.transaction(async (tx) => {
+          await lockChain(tx, chain)
+          const [last] = await tx
+            .select()
+            .from(auditEvents)
+            .where(
+              and(
+                eq(auditEvents.chain, chain),
+                lt(auditEvents.at, cutoff),
+                ne(auditEvents.kind, 'checkpoint'),
+              ),
+            )
+            .orderBy(sql`${auditEvents.seq} desc`)
+            .limit(1)
+          if (!last) return 0
+          const [first] = await tx
+            .select()
+            .from(auditEvents)
+            .where(eq(auditEvents.chain, chain))
+            .orderBy(asc(auditEvents.seq))
+            .limit(1)
+          const removed = await tx
+            .delete(auditEvents)
+            .where(and(eq(auditEvents.chain, chain), lte(auditEvents.seq, last.seq)))
+            .returning({ id: auditEvents.id })
+          const earlier =
+            first?.kind === 'checkpoint' ? ((first.detail ?? {}) as Record<string, unknown>) : undefined
+          const detail: Record<string, unknown> = {
+            dropped_from_seq: earlier?.dropped_from_seq ?? first?.seq.toString() ?? last.seq.toString(),
+            dropped_through_seq: last.seq.toString(),
+            dropped_rows: String(
+              BigInt(String(earlier?.dropped_rows ?? '0')) + BigInt(removed.length - (earlier ? 1 : 0)),
+            ),
+            through_at: last.at.toISOString(),
+            retention_cutoff: cutoff.toISOString(),
+            through_hash: last.hash,
+          }
+          const fields = { chain, seq: last.seq, prev_hash: first?.prevHash ?? GENESIS_HASH }
+          detail.signature = signer.signSync(checkpointBytes(fields, last.hash, detail))
+          const chained: ChainedFields = {
+            ...fields,
+            key_id: last.keyId,
+            at: options.clock.now(),
+            kind: 'checkpoint',
+            action: 'retention.drop',
+            outcome: 'ok',
+            subject_sha256: null,
+            paid_with: null,
+            amount_micros: null,
+            receipt_id: null,
+            receipt: null,
+            detail,
+          }
+          // The checkpoint takes the place (id and seq) of the last dropped row, so the trail's
+          // order by id stays the chain's order.
+          await tx.insert(auditEvents).values({
+            id: last.id,
+            chain,
+            seq: last.seq,
+            keyId: last.keyId,
+            at: chained.at,
+            kind: 'checkpoint',
+            action: 'retention.drop',
+            outcome: 'ok',
+            detail,
+            fieldDigests: JSON.stringify(sealAuditRow(chained).digests),
+            prevHash: fields.prev_hash,
+            hash: last.hash,
+          })
+          return removed.length - (earlier ? 1 : 0)
+        })
+      }
+      return dropped
+    },
+  }
+}
+
+/**
+ * Erases the plaintext subject from a key's audit rows (all of them, or those of one subject),
+ * for an erasure request: the chain holds only the subject's SHA-256, so it still verifies, and a
+ * filter by that subject still finds the rows. Returns the number of rows changed.
+ */
+export async function redactAuditSubjects(
+  db: Db | DbTransaction,
+  keyId: string,
+  subject?: string,
+): Promise<number> {
+  const rows = await db
+    .update(auditEvents)
+    .set({ subject: null })
+    .where(
+      and(
+        eq(auditEvents.chain, `key:${keyId}`),
+        subject === undefined ? undefined : eq(auditEvents.subjectSha256, subjectSha256(subject)),
+        sql`${auditEvents.subject} is not null`,
+      ),
+    )
+    .returning({ id: auditEvents.id })
+  return rows.length
+}
