@@ -5,6 +5,7 @@ import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
 import { type AnswerEvidence, createAnswerEvidence } from '../core/evidence/answer-evidence.ts'
 import { type AuditStore, createAuditStore } from '../core/evidence/audit-store.ts'
+import { AUDIT_SUBJECTS } from '../core/evidence/audit-subjects.ts'
 import { auditedKeys } from '../core/evidence/audited-keys.ts'
 import { createIdempotencyStore } from '../core/idempotency/index.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
@@ -22,6 +23,7 @@ import { createReportShares, type ReportShares } from '../core/reports/report-sh
 import { createReportStore, type ReportStore } from '../core/reports/report-store.ts'
 import { AUDIT_TRAIL_CATEGORY } from '../core/retention/categories.ts'
 import { createDataPurge } from '../core/retention/data-purge.ts'
+import { SUBJECT_DATA } from '../core/retention/subject-data.ts'
 import { listHealth } from '../core/sanctions/list-health.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { DataDirLock } from '../core/store/data-dir-lock.ts'
@@ -143,6 +145,22 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   }
   const monitoring = buildMonitoring(config, database, clock, log, secretBox, {
     instanceId,
+    // Dismissals go into the key's audit trail (the evidence is built below, before any call).
+    onDismissalChange: (event) =>
+      evidence
+        ?.recordChange({
+          chain: `key:${event.key_id}`,
+          keyId: event.key_id,
+          action: `dismissal.${event.type}`,
+          outcome: 'ok',
+          subject: event.dismissal.subject,
+          detail: {
+            dismissal_id: event.dismissal.dismissal_id,
+            list: event.dismissal.list_key,
+            entry_id: event.dismissal.entry_id,
+          },
+        })
+        .catch((error) => log('error', 'a dismissal was not recorded in the audit trail', String(error))),
     ...(overrides.webhookTestReceivers ? { testReceivers: overrides.webhookTestReceivers } : {}),
   })
   monitoring.start()
@@ -162,6 +180,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
     reports,
     retention,
     monitoring,
+    evidence: () => evidence,
   })
   const limits = buildLimits(config, database, clock, log)
   const audit = buildAudit(database, clock, log, reports.signer, retention)
@@ -302,7 +321,11 @@ interface Parts {
 
 /** The ports operations use (ServiceDeps), with the provider directory that watches them. */
 async function buildServiceDeps(
-  parts: Parts & { keys: ApiKeyService; agentChain: Awaited<ReturnType<typeof buildAgentChain>> },
+  parts: Parts & {
+    keys: ApiKeyService
+    agentChain: Awaited<ReturnType<typeof buildAgentChain>>
+    evidence: () => AnswerEvidence | undefined
+  },
 ): Promise<ServiceDeps> {
   const { config, database, clock, log, keys, sanctions, payments, agentChain } = parts
   const breakers = createCompanySourceBreakers(clock)
@@ -359,8 +382,23 @@ async function buildServiceDeps(
     dataInventory: parts.retention.inventory,
     monitoring: parts.monitoring.port,
     dismissals: parts.monitoring.dismissals,
-    // onPurged is where an audit trail of erasures connects.
-    purge: createDataPurge({ db: database.db }),
+    purge: createDataPurge({
+      db: database.db,
+      // The audit trail keeps its rows (hash-chained, append-only): a purge removes their subject.
+      locations: [...SUBJECT_DATA, AUDIT_SUBJECTS],
+      onPurged: (event) =>
+        parts
+          .evidence()
+          ?.recordChange({
+            chain: `key:${event.key_id}`,
+            keyId: event.key_id,
+            action: 'data.purge',
+            outcome: 'ok',
+            // Never the subject itself: it was just erased.
+            detail: { scope: event.scope, total_removed: event.result.total_removed },
+          })
+          .catch((error) => log('error', 'a purge was not recorded in the audit trail', String(error))),
+    }),
   }
 }
 

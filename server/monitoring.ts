@@ -5,6 +5,7 @@ import type { Clock } from '../core/context.ts'
 import type { MonitoringPort } from '../core/monitoring/monitoring-port.ts'
 import { createSanctionsMonitor, type SanctionsMonitor } from '../core/monitoring/sanctions-monitor.ts'
 import { createWatchlistStore } from '../core/monitoring/watchlist-store.ts'
+import type { DismissalEvent } from '../core/sanctions/dismissal-store.ts'
 import { createDismissalStore, type DismissalStore } from '../core/sanctions/dismissal-store.ts'
 import { createSanctionsListStore } from '../core/sanctions/list-store.ts'
 import type { Database } from '../core/store/database.ts'
@@ -37,6 +38,8 @@ export interface MonitoringOptions {
   /** Test-only loopback receivers (refused when NODE_ENV=production). */
   testReceivers?: LoopbackReceiverOverride
   instanceId: string
+  /** Each dismissal created, replaced, deleted or re-opened (the composition root audits them). */
+  onDismissalChange?: (event: DismissalEvent) => void | Promise<void>
 }
 
 /**
@@ -108,8 +111,11 @@ export function buildMonitoring(
           log,
         })
       : undefined
-  // onChange is where an audit trail of dismissals connects.
-  const dismissals = createDismissalStore({ db: database.db, clock })
+  const dismissals = createDismissalStore({
+    db: database.db,
+    clock,
+    ...(options.onDismissalChange ? { onChange: options.onDismissalChange } : {}),
+  })
   const monitor = createSanctionsMonitor({
     db: database.db,
     clock,

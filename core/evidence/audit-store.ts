@@ -1,8 +1,9 @@
 import canonicalize from 'canonicalize'
-import { and, asc, eq, gt, gte, lt, lte, ne, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm'
 import { compactVerify, importJWK } from 'jose'
 import type { Clock } from '../context.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
+import { tokenSortedKey } from '../sanctions/name-normaliser.ts'
 import { createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, type DbTransaction, rowsOf } from '../store/database.ts'
 import { auditEvents } from '../store/tables/evidence.ts'
@@ -522,23 +523,44 @@ export function createAuditStore(options: {
 /**
  * Erases the plaintext subject from a key's audit rows (all of them, or those of one subject),
  * for an erasure request: the chain holds only the subject's SHA-256, so it still verifies, and a
- * filter by that subject still finds the rows. Returns the number of rows changed.
+ * filter by that exact subject still finds the rows. A row is one of the subject's when its
+ * subject contains that text (letter case ignored, as every other place erasure looks:
+ * core/retention/subject-data.ts) or is the same name in another word order ("TANTOUSH, Ibrahim"
+ * for "Ibrahim Tantoush", as the screen matches it). Returns the number of rows changed.
  */
 export async function redactAuditSubjects(
   db: Db | DbTransaction,
   keyId: string,
   subject?: string,
 ): Promise<number> {
+  const chain = eq(auditEvents.chain, `key:${keyId}`)
+  const named = sql`${auditEvents.subject} is not null`
+  if (subject === undefined) {
+    const rows = await db
+      .update(auditEvents)
+      .set({ subject: null })
+      .where(and(chain, named))
+      .returning({ id: auditEvents.id })
+    return rows.length
+  }
+  // The word order is compared here, not in SQL: a purge is rare and reads one key's named rows.
+  const wanted = tokenSortedKey(subject)
+  const needle = subject.toLowerCase()
+  const candidates = await db
+    .select({ id: auditEvents.id, subject: auditEvents.subject })
+    .from(auditEvents)
+    .where(and(chain, named))
+  const ids = candidates
+    .filter((row) => {
+      const text = row.subject ?? ''
+      return text.toLowerCase().includes(needle) || (wanted !== '' && tokenSortedKey(text) === wanted)
+    })
+    .map((row) => row.id)
+  if (ids.length === 0) return 0
   const rows = await db
     .update(auditEvents)
     .set({ subject: null })
-    .where(
-      and(
-        eq(auditEvents.chain, `key:${keyId}`),
-        subject === undefined ? undefined : eq(auditEvents.subjectSha256, subjectSha256(subject)),
-        sql`${auditEvents.subject} is not null`,
-      ),
-    )
+    .where(and(chain, inArray(auditEvents.id, ids)))
     .returning({ id: auditEvents.id })
   return rows.length
 }

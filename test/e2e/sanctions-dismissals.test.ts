@@ -245,5 +245,21 @@ describe.each(DATABASE_KINDS)('sanctions dismissals on real UN list versions (%s
     const inventory = await h.call('GET', '/v1/data/inventory', keyA)
     const dismissals = inventory.body.find((item: Json) => item.category === 'sanctions_dismissals')
     expect(dismissals).toMatchObject({ record_count: 1, scope: 'caller' })
+
+    // The audit trail: the dismissals and the purge are in it, the rows about the erased subject
+    // stay without it, and the chain still verifies.
+    expect(purged.body.kept).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ table: 'audit_events', redacted: expect.any(Number) }),
+      ]),
+    )
+    const trail = (await h.call('GET', '/v1/audit/trail?limit=500', keyA)).body.rows as Json[]
+    const actions = trail.map((row) => row.action)
+    expect(actions).toEqual(expect.arrayContaining(['dismissal.created', 'data.purge']))
+    expect(trail.filter((row) => JSON.stringify(row).toLowerCase().includes('tantoush'))).toEqual([])
+    expect(
+      trail.filter((row) => row.action === 'dismissal.created' && row.subject === null).length,
+    ).toBeGreaterThan(0)
+    expect((await h.call('GET', '/v1/audit/verify', keyA)).body).toMatchObject({ ok: true })
   })
 })
