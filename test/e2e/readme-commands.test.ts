@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -13,7 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest'
  * (installing, the long test command). A line ending in `&` (starting the service) is started in
  * the background here and waited for until the service says it is listening; it is stopped at the
  * end with SIGTERM. Each block's output is checked by the entry of CHECKS whose `command` it
- * contains, and a block without one fails, so a new README command cannot go unchecked.
+ * contains, and a block without one fails, so a new README command cannot go unchecked. A block
+ * written ```sh example is one `npm run <script>` of an example story (examples/<story>/main.ts),
+ * which the examples runner of `npm test` runs and checks: here only that the script is that story.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
@@ -127,14 +129,6 @@ const CHECKS: { command: string; check(output: string): void }[] = [
       ]),
   },
   {
-    command: 'npm run demo:x402',
-    check: (output) => {
-      expect(output).toMatch(/answer: possible_match; .*TESTOV, Ivan Petrovich \(OFAC SDN\)/)
-      expect(output).toMatch(/paid by 0x[0-9a-fA-F]{40}: 0\.005 USDC on eip155:84532/)
-      expect(output).toMatch(/settlement tx: 0x[0-9a-f]{64}/)
-    },
-  },
-  {
     command: '"name": "Alexandr Lukashenka", "match": "fuzzy"',
     // The example lists are fictitious: the command answers, and finds nobody.
     check: (output) => expect(jsonValues(output)[0]).toMatchObject({ result: 'clear', matches: [] }),
@@ -175,7 +169,21 @@ describe('README: every sh command, in order, on a fresh data folder', () => {
       NODE_ENV: 'development',
     }
     const blocks = shBlocks(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))
-    const run = blocks.filter((block) => !block.info.split(/\s+/).includes('no-test'))
+    const marked = (block: Block, marker: string) => block.info.split(/\s+/).includes(marker)
+    // An example story's block: its script runs that story, which npm test's examples runner runs.
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>
+      }
+    ).scripts
+    for (const block of blocks.filter((candidate) => marked(candidate, 'example'))) {
+      const script = /^npm run ([\w:-]+)$/.exec(block.code.trim())?.[1]
+      expect(script, `an example block is one npm run: ${block.code}`).toBeDefined()
+      const story = /examples\/([\w-]+)\/main\.ts/.exec(scripts[script!] ?? '')?.[1]
+      expect(story, `npm run ${script} runs an example story`).toBeDefined()
+      expect(existsSync(path.join(ROOT, 'examples', story!, 'main.ts'))).toBe(true)
+    }
+    const run = blocks.filter((block) => !marked(block, 'no-test') && !marked(block, 'example'))
     expect(run.length).toBe(CHECKS.length)
     const prelude = `set -eo pipefail; set -a; . '${state}'; set +a`
 
