@@ -24,10 +24,14 @@ const FIELD_EXAMPLES: Readonly<Record<string, unknown>> = {
   url: 'https://hooks.example.com/validation',
   events: ['sanctions.match.new'],
   confirm: true,
+  subject: 'Acme Trading B.V.',
 }
 
-/** Optional fields worth showing in an example because they change what the call does. */
-const SHOWN_OPTIONAL = new Set(['country', 'entity_name'])
+/**
+ * Optional fields worth showing in an example because they change what the call does (a purge
+ * needs one of `subject` or `all`: the example erases one subject, never everything).
+ */
+const SHOWN_OPTIONAL = new Set(['country', 'entity_name', 'subject'])
 
 function exampleValue(name: string, schema: Record<string, unknown> | undefined): unknown {
   if (name in FIELD_EXAMPLES) return FIELD_EXAMPLES[name]

@@ -74,9 +74,27 @@ export function canonicalReceiptBytes(receipt: Record<string, unknown>): Buffer 
   return Buffer.from(text, 'utf8')
 }
 
+/**
+ * The value with every lone surrogate (in strings and keys) replaced by U+FFFD, as UTF-8 stores
+ * it: JCS (RFC 8785) refuses lone surrogates, and a request may carry one (in a field the answer
+ * then refuses, such as one invalid lead of a batch).
+ */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed()
+  if (Array.isArray(value)) return value.map(wellFormed)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key.toWellFormed(), wellFormed(item)]),
+    )
+  }
+  return value
+}
+
 /** Hex SHA-256 of the JCS of a JSON value (`null` for an answer without a body). */
 export function jcsSha256(value: unknown): string {
-  return sha256Hex(Buffer.from(canonicalize(value === undefined ? null : value) ?? 'null', 'utf8'))
+  return sha256Hex(
+    Buffer.from(canonicalize(wellFormed(value === undefined ? null : value)) ?? 'null', 'utf8'),
+  )
 }
 
 /** A new receipt id: 128 random bits, so the id alone cannot be guessed. */

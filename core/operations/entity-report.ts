@@ -6,6 +6,7 @@ import { PRICES } from '../payments/pricing.ts'
 import { buildEvidence } from '../reports/evidence.ts'
 import { reportHtml } from '../reports/report-html.ts'
 import { type EntityReport, EntityReportSchema } from '../reports/report-schema.ts'
+import { SHARE_TOKEN } from '../reports/report-shares.ts'
 import type { ReportIdentifier } from '../reports/report-store.ts'
 import {
   cbeNumberSchema,
@@ -398,13 +399,9 @@ export const ReportGetInput = z
       .describe(
         'html: the printable page (as Accept: text/html); pdf: that page as a PDF, printed by headless Chromium (as Accept: application/pdf; 503 charging nothing when the service has no CHROMIUM_PATH; MCP answers the JSON); default json',
       ),
-    token: z
-      .string()
-      .max(300)
-      .optional()
-      .describe(
-        'A share link token (POST /v1/reports/{report_id}/share): opens this one report without an API key; 401 when forged or altered, 410 when expired or revoked',
-      ),
+    token: SHARE_TOKEN.optional().describe(
+      'A share link token (POST /v1/reports/{report_id}/share): opens this one report without an API key; 401 when forged or altered, 410 when expired or revoked',
+    ),
   })
   .strict()
 

@@ -468,17 +468,23 @@ export async function invokeOperation(
     const settle = settlementOf(runtime, operation, charge, answeredUnderReservation ? undefined : held)
     held = undefined
     outcome = 'ok'
-    // Evidence: a paid answer's receipt is signed now; its audit row is kept once settled.
-    const evidence = runtime.evidence?.answered({
-      operation,
-      payer: charge.caller,
-      quality,
-      requestId: request.requestId,
-      rawInput: request.input,
-      input,
-      output,
-      charged: receipt,
-    })
+    // Evidence: a paid answer's receipt is signed now; its audit row is kept once settled. A
+    // receipt that cannot be made never costs the caller the answer: it goes out without one.
+    let evidence: ReturnType<NonNullable<OperationRuntime['evidence']>['answered']> | undefined
+    try {
+      evidence = runtime.evidence?.answered({
+        operation,
+        payer: charge.caller,
+        quality,
+        requestId: request.requestId,
+        rawInput: request.input,
+        input,
+        output,
+        charged: receipt,
+      })
+    } catch (evidenceError) {
+      runtime.onWriteError?.(evidenceError, operation.id)
+    }
     if (!evidence) return { output, status, receipt, rateLimit, settle }
     const answerReceipt = evidence.receipt ? { answerReceipt: evidence.receipt } : {}
     return { output, status, receipt, ...answerReceipt, rateLimit, settle: evidence.settle(settle) }

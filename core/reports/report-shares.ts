@@ -1,9 +1,15 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
+import { z } from 'zod'
 import type { Clock } from '../context.ts'
 import type { Db } from '../store/database.ts'
 import { reportShares } from '../store/schema.ts'
 
+/** A share link token as it travels in a URL: what a token can hold (what it means is checked by open). */
+export const SHARE_TOKEN = z
+  .string()
+  .max(300)
+  .regex(/^[A-Za-z0-9._~-]*$/, 'a share token holds only letters, digits and . _ ~ -')
 /** Longest life of a share link: 30 days (a colleague opens it, files it, and it stops opening). */
 export const MAX_SHARE_SECONDS = 30 * 24 * 3600
 /** Life of a share link when the request names none: 7 days. */

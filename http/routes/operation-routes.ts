@@ -39,8 +39,20 @@ async function inputOf(c: Context<AppEnv>, operation: AnyOperation): Promise<unk
     return { ...query, ...params }
   }
   if (operation.http.noBody) return params
+  // A POST on a resource (a path parameter) may come without a body when its body fields are all
+  // optional (POST /v1/reports/{id}/share): the path alone is the input, and a bad path parameter
+  // is a 422 naming it rather than "request body is required".
+  const withPath = Object.keys(params).length > 0
+  if (withPath && !hasBody(c)) return params
   const body = await readJsonBody(c)
-  return isPlainObject(body) && Object.keys(params).length > 0 ? { ...body, ...params } : body
+  return isPlainObject(body) && withPath ? { ...body, ...params } : body
+}
+
+/** The request has a body: a non-zero Content-Length, a chunked one, or (in process) a body stream. */
+function hasBody(c: Context<AppEnv>): boolean {
+  const length = c.req.header('content-length')
+  if (length !== undefined) return Number(length) > 0
+  return c.req.header('transfer-encoding') !== undefined || c.req.raw.body !== null
 }
 
 /** The caller asked for HTML: `?format=html`, or an Accept header naming text/html before JSON. */

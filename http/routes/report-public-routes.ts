@@ -1,10 +1,11 @@
 import { Hono } from 'hono'
 import type { Clock } from '../../core/context.ts'
+import { ServiceError } from '../../core/errors.ts'
 import { badgeSvg, ENTITY_ID_PATTERN } from '../../core/reports/badge.ts'
 import type { ReportSigner } from '../../core/reports/evidence.ts'
 import { reportHtml } from '../../core/reports/report-html.ts'
 import type { EntityReport } from '../../core/reports/report-schema.ts'
-import type { ReportShares, ShareRefusal } from '../../core/reports/report-shares.ts'
+import { type ReportShares, SHARE_TOKEN, type ShareRefusal } from '../../core/reports/report-shares.ts'
 import type { ReportStore } from '../../core/reports/report-store.ts'
 import type { AppEnv } from '../env.ts'
 import type { PdfRenderer } from '../pdf.ts'
@@ -55,8 +56,14 @@ export function reportPublicRoutes(options: ReportPublicRoutesOptions) {
       const token = c.req.query('token')
       if (token === undefined || !shares) return next()
       const reportId = c.req.param('report_id')
-      const opened =
-        token.length <= 300 ? await shares.open(reportId, token) : { refused: 'invalid' as const }
+      // A token with characters no token has (a NUL, a space) is bad input, named like any field.
+      const wellFormed = SHARE_TOKEN.safeParse(token)
+      if (!wellFormed.success) {
+        throw new ServiceError('validation_failed', 'invalid share token', {
+          fields: [{ field: 'token', message: wellFormed.error.issues[0]?.message ?? 'invalid' }],
+        })
+      }
+      const opened = await shares.open(reportId, token)
       if ('refused' in opened) {
         const refusal = REFUSALS[opened.refused]
         return problemResponse(c, refusal.status, refusal.detail, { errorCode: refusal.errorCode })
