@@ -38,8 +38,9 @@ export function createHealthMonitor(
 ): HealthMonitor {
   const intervalMs = options.intervalMs ?? HEALTH_CHECK_INTERVAL_MS
   const pingTimeoutMs = options.pingTimeoutMs ?? 2000
-  let snapshot: HealthSnapshot | undefined
-  let checking: Promise<HealthSnapshot> | undefined
+  /** The last database ping; the lists are read on each answer, never kept. */
+  let snapshot: Omit<HealthSnapshot, 'lists'> | undefined
+  let checking: Promise<Omit<HealthSnapshot, 'lists'>> | undefined
   let timer: NodeJS.Timeout | undefined
   /** While the timer runs, a state stays valid through one slow check; else for one interval. */
   const maxAgeMs = () => (timer ? 2 * intervalMs + pingTimeoutMs : intervalMs)
@@ -56,11 +57,11 @@ export function createHealthMonitor(
     }
   }
 
-  function check(): Promise<HealthSnapshot> {
+  function check(): Promise<Omit<HealthSnapshot, 'lists'>> {
     checking ??= (async () => {
       const checkedAt = performance.now()
       const reachable = await ping()
-      const next = { reachable, lists: sources.lists?.() ?? [], checkedAt }
+      const next = { reachable, checkedAt }
       snapshot = next
       return next
     })().finally(() => {
@@ -75,7 +76,7 @@ export function createHealthMonitor(
         snapshot && performance.now() - snapshot.checkedAt <= maxAgeMs() ? snapshot : await check()
       // The lists' state is in memory and costs nothing to read: always the current one, so /health
       // never says "loading" about a list that has loaded (and agrees with /v1/data/inventory).
-      return { ...state, lists: sources.lists?.() ?? state.lists }
+      return { ...state, lists: sources.lists?.() ?? [] }
     },
     start() {
       if (timer) return
