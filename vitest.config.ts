@@ -10,11 +10,13 @@ const workers = Number(process.env.TEST_WORKERS ?? 2)
 /**
  * Three projects, one per kind of test (docs/architecture.md, "Tests"):
  * - unit: beside the code they test, in core/, http/, tools/, server/, client/ (and the checks of
- *   the test harness itself). Worker threads that keep their loaded modules from one file to the
- *   next: importing the service graph is most of a small file's cost.
- * - e2e: test/e2e/, suites that boot the whole service;
- * - faults: test/faults/, kill -9, outages, two processes, load.
- *   Both in child processes, one fresh process per file.
+ *   the test harness itself);
+ * - e2e: test/e2e/, suites that boot the whole service.
+ *   Both in worker threads that keep their loaded modules from one file to the next: importing
+ *   the service graph (about 5 s of CPU in a fresh process) is most of a small file's cost, and
+ *   every suite builds its own service, database and fakes, so nothing else carries over.
+ * - faults: test/faults/, kill -9, outages, two processes, load: one fresh child process per
+ *   file. These mostly wait on the processes they start, so they run beside the threads.
  * The two pools run at the same time; the sequencer starts the longest files first.
  */
 export default defineConfig({
@@ -52,7 +54,14 @@ export default defineConfig({
           ],
         },
       },
-      { test: { ...shared, name: 'e2e', pool: 'forks', include: ['test/e2e/**/*.test.ts'] } },
+      {
+        test: {
+          ...shared,
+          name: 'e2e',
+          pool: 'threads',
+          include: ['test/e2e/**/*.test.ts'],
+        },
+      },
       { test: { ...shared, name: 'faults', pool: 'forks', include: ['test/faults/**/*.test.ts'] } },
     ],
   },
