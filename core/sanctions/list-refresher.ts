@@ -478,6 +478,7 @@ export function createListRefresher(lists: ScreeningIndex, options: ListRefreshe
       finishStartup()
       abort.abort()
       await chain
+      lists.dispose()
     },
 
     async idle() {

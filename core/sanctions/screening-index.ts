@@ -106,6 +106,8 @@ export interface ScreeningIndex {
   updateVersion(version: StoredListVersion): void
   /** Rebuilds the index over the held lists; on failure the previous index stays in use. */
   rebuild(): void
+  /** Cancels a pending fuzzy-index warm-up (the service is stopping). */
+  dispose(): void
   /** Records how a refresh of a list went, for the list note and the status. */
   recordAttempt(key: ListKey, attempt: RefreshAttempt): void
   lastAttempt(key: ListKey): RefreshAttempt | undefined
@@ -154,6 +156,9 @@ function entryOf(index: SanctionsIndex, list: ListKey, entryId: string): Sanctio
 
 const HOUR = 3_600_000
 
+/** Quiet time after the last index rebuild before the fuzzy index is built ahead of use. */
+const FUZZY_WARMUP_DELAY_MS = 2_000
+
 function dayOf(date: Date): string {
   return date.toISOString().slice(0, 10)
 }
@@ -184,6 +189,7 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
   const held = new Map<ListKey, HeldList>()
   const attempts = new Map<ListKey, RefreshAttempt>()
   let index: SanctionsIndex | undefined
+  let warmup: ReturnType<typeof setTimeout> | undefined
 
   function loaded(key: ListKey): LoadedList | null {
     const list = held.get(key)
@@ -222,13 +228,27 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     }
     try {
       index = keys.length > 0 ? buildSanctionsIndexFromEntries(entries, lists) : undefined
-      // The fuzzy index is built on the first fuzzy screen; building it right after the
-      // rebuild (off the caller's stack) keeps that first screen fast.
-      const built = index
-      if (built) setTimeout(() => fuzzyIndexOf(built), 0).unref?.()
+      warmFuzzyIndex()
     } catch (error) {
       log('error', 'sanctions index not rebuilt; the previous index stays in use', errorText(error))
     }
+  }
+
+  /**
+   * The fuzzy index is built on the first fuzzy screen; building it ahead keeps that screen fast.
+   * It is built once the lists have settled (no rebuild for FUZZY_WARMUP_DELAY_MS) and only for
+   * the index still in use: at start-up the lists load one after another, and an index replaced
+   * a moment later is not worth seconds of CPU (all three lists: about 4 s).
+   */
+  function warmFuzzyIndex(): void {
+    if (warmup) clearTimeout(warmup)
+    const built = index
+    if (!built) return
+    warmup = setTimeout(() => {
+      warmup = undefined
+      if (index === built) fuzzyIndexOf(built)
+    }, FUZZY_WARMUP_DELAY_MS)
+    warmup.unref?.()
   }
 
   function staleReason(key: ListKey, now: Date): string | null {
@@ -380,6 +400,10 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
       if (current?.version.id === version.id) current.version = version
     },
     rebuild,
+    dispose() {
+      if (warmup) clearTimeout(warmup)
+      warmup = undefined
+    },
     recordAttempt(key, attempt) {
       attempts.set(key, attempt)
     },
