@@ -24,9 +24,9 @@
  * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { cpus, loadavg, tmpdir } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -38,11 +38,11 @@ import { createService } from '../server/compose.ts'
 import { fetchChallenge } from '../test/support/chain/official-payer.ts'
 import { localX402Env, startLocalPaymentSetup } from '../test/support/chain/payment-fixtures.ts'
 import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
-import { startTempPostgres } from '../test/support/postgres.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
+import { benchDatabase } from './support/bench-database.ts'
 import { instantFacilitator, signPayments, warmThenMeasure } from './support/paid-load.ts'
-import { BENCH_ADMIN_KEY, screenBodies, threeListSources } from './support/three-lists.ts'
+import { screenBodies, threeListEnv } from './support/three-lists.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
@@ -176,12 +176,8 @@ function row(name: string, figures: HttpLoadFigures, ceiling: number, extra = ''
 }
 
 async function main(): Promise<void> {
-  const dbIndex = process.argv.indexOf('--db')
-  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
-  if (dbKind !== 'pglite' && dbKind !== 'postgres') throw new Error('--db pglite|postgres')
-  const dir = mkdtempSync(path.join(tmpdir(), 'hot-path-bench-'))
-  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
-  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
+  const database = await benchDatabase('hot-path-bench-')
+  const dbKind = database.kind
   const setup = await startLocalPaymentSetup({ fundedAmount: 1_000_000_000_000n, accountCount: 12 })
   const facilitator = await instantFacilitator()
   const children: ReturnType<typeof spawn>[] = []
@@ -189,16 +185,13 @@ async function main(): Promise<void> {
     const env = {
       ...localX402Env(setup, { settleOnChain: false }),
       X402_FACILITATOR_URL: facilitator.url,
-      ADMIN_API_KEY: BENCH_ADMIN_KEY,
-      PORT: '0',
-      ...(await threeListSources()),
-      RATE_LIMITS: 'off',
+      ...(await threeListEnv()),
     }
     const bare = await startChild<{ baseUrl: string }>('--bare')
     children.push(bare.child)
     const service = await startChild<ServiceReady>(
       '--serve',
-      JSON.stringify({ env, databaseUrl, dataDir: path.join(dir, 'pglite') }),
+      JSON.stringify({ env, databaseUrl: database.url, dataDir: database.dataDir }),
     )
     children.push(service.child)
     const ready = service.first
@@ -337,8 +330,7 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM')
     facilitator.close()
     await setup.stop()
-    postgres?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    database.cleanup()
   }
 }
 

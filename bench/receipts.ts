@@ -11,18 +11,15 @@
  * receipts-on round has exactly one stored audit row with its receipt (none lost).
  * Env: DURATION_S (per round, default 6), ROUNDS (per mode, default 5), CONNECTIONS (default 10).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { type AnswerEvidence, createAnswerEvidence } from '../core/evidence/answer-evidence.ts'
-import { createDatabase, rowsOf } from '../core/store/database.ts'
+import { rowsOf } from '../core/store/database.ts'
 import { createService } from '../server/compose.ts'
 import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
-import { startTempPostgres } from '../test/support/postgres.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
-import { BENCH_ADMIN_KEY, createBenchKey, screenBodiesOn, threeListSources } from './support/three-lists.ts'
+import { benchDatabase } from './support/bench-database.ts'
+import { createBenchKey, screenBodiesOn, threeListEnv } from './support/three-lists.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 6)
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -33,21 +30,11 @@ const round = (value: number, digits = 1) => Number(value.toFixed(digits))
 type Mode = 'receipts_on' | 'receipts_off' | 'no_evidence'
 
 async function main(): Promise<void> {
-  const dbIndex = process.argv.indexOf('--db')
-  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
-  const dir = mkdtempSync(path.join(tmpdir(), 'receipts-bench-'))
-  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
-  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
+  const bench = await benchDatabase('receipts-bench-')
+  const dbKind = bench.kind
   try {
-    const config = testConfig({
-      ADMIN_API_KEY: BENCH_ADMIN_KEY,
-      PORT: '0',
-      ...(await threeListSources()),
-      RATE_LIMITS: 'off',
-    })
-    const database = await createDatabase(
-      databaseUrl ? { url: databaseUrl } : { dataDir: path.join(dir, 'pglite') },
-    )
+    const config = testConfig(await threeListEnv())
+    const database = await bench.open()
     const service = await createService(config, { database, log: () => {} })
     await service.runtime.deps.sanctionsLists!.idle()
     const withReceipts = service.runtime.evidence
@@ -154,8 +141,7 @@ async function main(): Promise<void> {
       }),
     )
   } finally {
-    postgres?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    bench.cleanup()
   }
 }
 

@@ -14,18 +14,14 @@
  *   is ready (target < 1 s), without reading any list source.
  * Env: DURATION_S (default 10), CONNECTIONS (default 10), SHARED_DIR.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { PRICES } from '../core/payments/pricing.ts'
-import { createDatabase, type Database } from '../core/store/database.ts'
 import { createService } from '../server/compose.ts'
 import { runHttpLoad } from '../test/support/http-load.ts'
-import { startTempPostgres } from '../test/support/postgres.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
+import { benchDatabase } from './support/bench-database.ts'
 import { warmThenMeasure } from './support/paid-load.ts'
-import { BENCH_ADMIN_KEY, createBenchKey, screenBodiesOn, threeListSources } from './support/three-lists.ts'
+import { createBenchKey, screenBodiesOn, threeListEnv } from './support/three-lists.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
@@ -33,21 +29,11 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
 
 async function main(): Promise<void> {
-  const dbIndex = process.argv.indexOf('--db')
-  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
-  const dir = mkdtempSync(path.join(tmpdir(), 'sanctions-http-bench-'))
-  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
-  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
-  const open = (): Promise<Database> =>
-    createDatabase(databaseUrl ? { url: databaseUrl } : { dataDir: path.join(dir, 'pglite') })
+  const database = await benchDatabase('sanctions-http-bench-')
+  const dbKind = database.kind
+  const open = database.open
   try {
-    const config = testConfig({
-      ADMIN_API_KEY: BENCH_ADMIN_KEY,
-      PORT: '0',
-      ...(await threeListSources()),
-      // Measures screening throughput, not the limiter (bench/rate-limit.ts does).
-      RATE_LIMITS: 'off',
-    })
+    const config = testConfig(await threeListEnv())
     let sourceReads = 0
     let dbLoadMs: number | undefined
     const log = (_level: string, message: string, extra?: unknown) => {
@@ -130,8 +116,7 @@ async function main(): Promise<void> {
       }),
     )
   } finally {
-    postgres?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    database.cleanup()
   }
 }
 

@@ -19,20 +19,9 @@ import {
 } from '../../core/reports/evidence.ts'
 import type { EntityReport } from '../../core/reports/report-schema.ts'
 import { withBrowserPage } from '../support/browser.ts'
-import { type ReportService, startReportService } from '../support/report-service.ts'
+import { ARTIFACTS, DONALD, type ReportService, startReportService } from '../support/report-service.ts'
 import { problemOf } from '../support/tool-errors.ts'
 
-/** Git-ignored folder for what tests produce for people to look at (screenshots). */
-const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')
-
-// KVK test company 68750110 (Test BV Donald), a VAT number and a domain the fakes know.
-const DONALD = {
-  entity_name: 'Test BV Donald',
-  country: 'NL',
-  kvk_number: '68750110',
-  vat_number: 'NL857587973B01',
-  domain: 'example.com',
-}
 const ACCOUNT_PRICE = PRICES.entity_report.account.fresh
 
 describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidence, badge', () => {

@@ -5,19 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EntityReport } from '../../core/reports/report-schema.ts'
 import type { Service } from '../../server/compose.ts'
 import { chromiumPath, withBrowserPage } from '../support/browser.ts'
-import { type ReportService, startReportService } from '../support/report-service.ts'
+import { ARTIFACTS, DONALD, type ReportService, startReportService } from '../support/report-service.ts'
 
-/** Git-ignored folder for what tests produce for people to look at (screenshots, PDF pages). */
-const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')
-
-// KVK test company 68750110 (Test BV Donald), a VAT number and a domain the fakes know.
-const DONALD = {
-  entity_name: 'Test BV Donald',
-  country: 'NL',
-  kvk_number: '68750110',
-  vat_number: 'NL857587973B01',
-  domain: 'example.com',
-}
 /** The same register entry under a name the (fake) sanctions lists carry: a hit. */
 const LISTED_NAME = 'Example Avionics Joint Stock Company'
 const HIT = { entity_name: LISTED_NAME, country: 'NL', kvk_number: '68750110' }

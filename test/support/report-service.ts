@@ -1,9 +1,22 @@
+import path from 'node:path'
 import type { SanctionsNameScreen } from '../../core/checks/sanctions-name-screen.ts'
 import type { Service, ServiceOverrides } from '../../server/compose.ts'
 import type { Config } from '../../server/config.ts'
 import { type CompanyFakes, type FakeSanctionsScreen, startCompanyFakes } from './company-fakes.ts'
 import { type DeepCheckFakes, startDeepCheckFakes } from './deep-check-fakes.ts'
 import { createTestService, listen, TEST_ADMIN_KEY } from './service.ts'
+
+/** Git-ignored folder for what tests produce for people to look at (screenshots, PDF pages). */
+export const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')
+
+/** KVK test company 68750110 (Test BV Donald), with a VAT number and a domain the fakes know. */
+export const DONALD = {
+  entity_name: 'Test BV Donald',
+  country: 'NL',
+  kvk_number: '68750110',
+  vat_number: 'NL857587973B01',
+  domain: 'example.com',
+}
 
 /** A running service whose entity reports read fakes only, with its HTTP server. */
 export interface ReportService {
