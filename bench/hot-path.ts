@@ -23,44 +23,30 @@
  * Money: the key lost exactly (its successful calls x the account price).
  * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
  */
-import { spawn, spawnSync } from 'node:child_process'
-import {
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { createServer } from 'node:http'
+import { spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import type { AddressInfo } from 'node:net'
-import { cpus, loadavg, tmpdir } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
-import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { Hono } from 'hono'
 import { PRICES } from '../core/payments/pricing.ts'
-import { bz2Decompress } from '../core/sanctions/list-source.ts'
-import { nameTokens } from '../core/sanctions/name-normaliser.ts'
 import { createDatabase } from '../core/store/database.ts'
 import { createService } from '../server/compose.ts'
-import { fetchChallenge, officialV2Client } from '../test/support/chain/official-payer.ts'
+import { fetchChallenge } from '../test/support/chain/official-payer.ts'
 import { localX402Env, startLocalPaymentSetup } from '../test/support/chain/payment-fixtures.ts'
 import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
-import { startTempPostgres } from '../test/support/postgres.ts'
-import { sanctionsDataDir } from '../test/support/sanctions/shared-data.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
+import { benchDatabase } from './support/bench-database.ts'
+import { instantFacilitator, signPayments, warmThenMeasure } from './support/paid-load.ts'
+import { screenBodies, threeListEnv } from './support/three-lists.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 const X402_PAYMENTS = Number(process.env.X402_PAYMENTS ?? 4000)
-const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
 const self = fileURLToPath(import.meta.url)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
@@ -184,86 +170,28 @@ async function startChild<T>(mode: string, arg = '{}') {
   return { child, first, nextLine }
 }
 
-async function decompressOfac(dir: string, bz2: string): Promise<string> {
-  const target = path.join(dir, 'sdn_advanced.xml')
-  const system = spawnSync('sh', ['-c', `bzip2 -dc "${bz2}" > "${target}"`])
-  if (system.status === 0 && existsSync(target) && statSync(target).size > 0) return target
-  await pipeline(bz2Decompress(readFileSync(bz2)), createWriteStream(target))
-  return target
-}
-
-/** Half listed names (some words reordered), half names on no list. */
-function screenBodies(): string[] {
-  const listed = ['Lazarus Group', 'GARANTEX EUROPE OU', 'KHAWA PANGA MANDRO', 'Semenov, Roman']
-  return Array.from({ length: 200 }, (_, i) => {
-    if (i % 2 === 1) return JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL' })
-    const name = listed[(i / 2) % listed.length]!
-    return JSON.stringify({ name: i % 4 === 0 ? name : nameTokens(name).reverse().join(' ') })
-  })
-}
-
-/** A facilitator on 127.0.0.1 that settles every payment at once. */
-async function instantFacilitator() {
-  let tx = 0
-  const server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (chunk) => {
-      body += chunk
-    })
-    req.on('end', () => {
-      const parsed = JSON.parse(body) as { paymentPayload: { payload: { authorization: { from: string } } } }
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(
-        JSON.stringify({
-          success: true,
-          transaction: `0x${(++tx).toString(16).padStart(64, '0')}`,
-          network: 'eip155:84532',
-          payer: parsed.paymentPayload.payload.authorization.from,
-        }),
-      )
-    })
-  }).listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }
-}
-
 function row(name: string, figures: HttpLoadFigures, ceiling: number, extra = ''): string {
   const share = `${round((figures.requests_per_s / ceiling) * 100)}%`
   return `| ${name.padEnd(22)} | ${String(figures.requests_per_s).padStart(8)} | ${share.padStart(7)} | ${String(figures.latency_ms.p50).padStart(6)} | ${String(figures.latency_ms.p99).padStart(6)} | ${String(figures.non_2xx + figures.errors).padStart(5)} | ${extra}`
 }
 
 async function main(): Promise<void> {
-  const dbIndex = process.argv.indexOf('--db')
-  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
-  if (dbKind !== 'pglite' && dbKind !== 'postgres') throw new Error('--db pglite|postgres')
-  const dir = mkdtempSync(path.join(tmpdir(), 'hot-path-bench-'))
-  const dataDir = sanctionsDataDir()
-  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
-  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
+  const database = await benchDatabase('hot-path-bench-')
+  const dbKind = database.kind
   const setup = await startLocalPaymentSetup({ fundedAmount: 1_000_000_000_000n, accountCount: 12 })
   const facilitator = await instantFacilitator()
   const children: ReturnType<typeof spawn>[] = []
   try {
-    const ofacXml = await decompressOfac(
-      dir,
-      path.join(dataDir, 'ofac/sdn_advanced/2025-11-19/sdn_advanced.xml.bz2'),
-    )
     const env = {
       ...localX402Env(setup, { settleOnChain: false }),
       X402_FACILITATOR_URL: facilitator.url,
-      ADMIN_API_KEY: ADMIN_KEY,
-      PORT: '0',
-      SANCTIONS_OFAC_SOURCE: ofacXml,
-      SANCTIONS_EU_SOURCE: path.join(dataDir, 'eu/legacy-2016-02-11/data.xml'),
-      SANCTIONS_UN_SOURCE: path.join(dataDir, 'un/2026-02-27/UN_consolidated.xml'),
-      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
-      RATE_LIMITS: 'off',
+      ...(await threeListEnv()),
     }
     const bare = await startChild<{ baseUrl: string }>('--bare')
     children.push(bare.child)
     const service = await startChild<ServiceReady>(
       '--serve',
-      JSON.stringify({ env, databaseUrl, dataDir: path.join(dir, 'pglite') }),
+      JSON.stringify({ env, databaseUrl: database.url, dataDir: database.dataDir }),
     )
     children.push(service.child)
     const ready = service.first
@@ -272,22 +200,15 @@ async function main(): Promise<void> {
     const screenUrl = `${ready.baseUrl}/v1/sanctions/screen`
     const bodies = screenBodies()
     const required = await fetchChallenge(screenUrl, { name: 'Unlisted Trading Company' })
-    const clients = setup.payerKeys.map((key) => officialV2Client(setup, key))
     const signStarted = performance.now()
-    const payments: Record<string, string>[] = []
-    for (let i = 0; i < X402_PAYMENTS; i++) {
-      const payload = await clients[i % clients.length]!.createPaymentPayload(required)
-      payments.push({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) })
-    }
+    const payments = (await signPayments(setup, required, X402_PAYMENTS)).map((header) => ({
+      'PAYMENT-SIGNATURE': header,
+    }))
     const signMs = performance.now() - signStarted
 
     const common = { duration: DURATION_S, connections: CONNECTIONS }
     const json = { 'content-type': 'application/json' }
-    const measure = async (spec: Parameters<typeof runHttpLoad>[0], warm = true) => {
-      if (warm) await runHttpLoad({ ...spec, duration: 2 })
-      return runHttpLoad(spec)
-    }
-    const ceiling = await measure({
+    const ceiling = await warmThenMeasure({
       ...common,
       url: `${bare.first.baseUrl}/bare`,
       method: 'POST',
@@ -409,8 +330,7 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM')
     facilitator.close()
     await setup.stop()
-    postgres?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    database.cleanup()
   }
 }
 

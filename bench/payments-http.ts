@@ -9,16 +9,14 @@
  * starts. Client and server share this process; the figures compare the three paths.
  * Run: npm run bench:payments-http   (N=200 C=8 by default)
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { createDatabase } from '../core/store/database.ts'
 import { createService, type Service } from '../server/compose.ts'
-import { fetchChallenge, officialV2Client } from '../test/support/chain/official-payer.ts'
+import { fetchChallenge } from '../test/support/chain/official-payer.ts'
 import { localX402Env, startLocalPaymentSetup } from '../test/support/chain/payment-fixtures.ts'
 import { paidRegistry } from '../test/support/paid-operations.ts'
 import { listen, TEST_ADMIN_KEY } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
+import { instantFacilitator, signPayments } from './support/paid-load.ts'
 
 const N = Number(process.env.N ?? 200)
 const C = Number(process.env.C ?? 8)
@@ -33,27 +31,8 @@ const network = {
 }
 
 // A facilitator that settles at once (the path our own code takes, minus the chain).
-let fakeTx = 0
-const facilitator = createServer((req, res) => {
-  let body = ''
-  req.on('data', (chunk) => {
-    body += chunk
-  })
-  req.on('end', () => {
-    const parsed = JSON.parse(body) as { paymentPayload: { payload: { authorization: { from: string } } } }
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(
-      JSON.stringify({
-        success: true,
-        transaction: `0x${(++fakeTx).toString(16).padStart(64, '0')}`,
-        network: 'eip155:84532',
-        payer: parsed.paymentPayload.payload.authorization.from,
-      }),
-    )
-  })
-}).listen(0, '127.0.0.1')
-await new Promise((resolve) => facilitator.once('listening', resolve))
-const facilitatorUrl = `http://127.0.0.1:${(facilitator.address() as AddressInfo).port}`
+const facilitator = await instantFacilitator()
+const facilitatorUrl = facilitator.url
 
 async function startService(
   extra: Record<string, string>,
@@ -72,17 +51,6 @@ async function startService(
       await service.close()
     },
   }
-}
-
-async function signPayments(url: string, count: number): Promise<string[]> {
-  const required = await fetchChallenge(url)
-  const clients = setup.payerKeys.map((key) => officialV2Client(setup, key))
-  const headers: string[] = []
-  for (let i = 0; i < count; i++) {
-    const client = clients[i % clients.length]!
-    headers.push(encodePaymentSignatureHeader(await client.createPaymentPayload(required)))
-  }
-  return headers
 }
 
 async function run(url: string, headerFor: (i: number) => Record<string, string>) {
@@ -135,7 +103,7 @@ const results: Record<string, unknown> = { N, C }
   const { api_key: apiKey } = (await created.json()) as { api_key: string }
   await run(url, () => ({ 'x-api-key': apiKey })) // warm-up
   results.key_paid = await run(url, () => ({ 'x-api-key': apiKey }))
-  const headers = await signPayments(url, N)
+  const headers = await signPayments(setup, await fetchChallenge(url), N)
   results.x402_facilitator = await run(url, (i) => ({ 'PAYMENT-SIGNATURE': headers[i]! }))
   await stop()
 }
@@ -148,7 +116,7 @@ const results: Record<string, unknown> = { N, C }
   })
   const url = `${base}/v1/test/paid-echo`
   const before = await setup.usdc.balanceOf(setup.payTo)
-  const headers = await signPayments(url, N)
+  const headers = await signPayments(setup, await fetchChallenge(url), N)
   results.x402_onchain = await run(url, (i) => ({ 'PAYMENT-SIGNATURE': headers[i]! }))
   results.onchain_received_micros = ((await setup.usdc.balanceOf(setup.payTo)) - before).toString()
   await stop()

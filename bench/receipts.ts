@@ -11,83 +11,30 @@
  * receipts-on round has exactly one stored audit row with its receipt (none lost).
  * Env: DURATION_S (per round, default 6), ROUNDS (per mode, default 5), CONNECTIONS (default 10).
  */
-import { spawnSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { pipeline } from 'node:stream/promises'
 import { sql } from 'drizzle-orm'
 import { type AnswerEvidence, createAnswerEvidence } from '../core/evidence/answer-evidence.ts'
-import { bz2Decompress } from '../core/sanctions/list-source.ts'
-import { nameTokens } from '../core/sanctions/name-normaliser.ts'
-import { createDatabase, rowsOf } from '../core/store/database.ts'
-import { createService, type Service } from '../server/compose.ts'
+import { rowsOf } from '../core/store/database.ts'
+import { createService } from '../server/compose.ts'
 import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
-import { startTempPostgres } from '../test/support/postgres.ts'
-import { sanctionsDataDir } from '../test/support/sanctions/shared-data.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
+import { benchDatabase } from './support/bench-database.ts'
+import { createBenchKey, screenBodiesOn, threeListEnv } from './support/three-lists.ts'
 
-const dataDir = sanctionsDataDir()
-const OFAC_BZ2 = path.join(dataDir, 'ofac/sdn_advanced/2025-11-19/sdn_advanced.xml.bz2')
-const EU_FILE = path.join(dataDir, 'eu/legacy-2016-02-11/data.xml')
-const UN_FILE = path.join(dataDir, 'un/2026-02-27/UN_consolidated.xml')
-const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
 const DURATION_S = Number(process.env.DURATION_S ?? 6)
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
 
-async function decompressOfac(dir: string): Promise<string> {
-  const target = path.join(dir, 'sdn_advanced.xml')
-  const system = spawnSync('sh', ['-c', `bzip2 -dc "${OFAC_BZ2}" > "${target}"`])
-  if (system.status === 0 && existsSync(target) && statSync(target).size > 0) return target
-  await pipeline(bz2Decompress(readFileSync(OFAC_BZ2)), createWriteStream(target))
-  return target
-}
-
-/** Half listed names (some with words reordered), half names on no list. */
-function screenBodies(service: Service): string[] {
-  const lists = service.runtime.deps.sanctionsLists!
-  const names: string[] = []
-  for (const name of ['Lazarus Group', 'GARANTEX EUROPE OU', 'KHAWA PANGA MANDRO', 'Semenov, Roman']) {
-    if (lists.screenName(name).status === 'ok') names.push(name)
-  }
-  const bodies: string[] = []
-  for (let i = 0; i < 200; i++) {
-    if (i % 2 === 0) {
-      const name = names[i % names.length]!
-      bodies.push(JSON.stringify({ name: i % 4 === 0 ? name : nameTokens(name).reverse().join(' ') }))
-    } else {
-      bodies.push(JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL' }))
-    }
-  }
-  return bodies
-}
-
 type Mode = 'receipts_on' | 'receipts_off' | 'no_evidence'
 
 async function main(): Promise<void> {
-  const dbIndex = process.argv.indexOf('--db')
-  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
-  const dir = mkdtempSync(path.join(tmpdir(), 'receipts-bench-'))
-  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
-  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
+  const bench = await benchDatabase('receipts-bench-')
+  const dbKind = bench.kind
   try {
-    const ofacXml = await decompressOfac(dir)
-    const config = testConfig({
-      ADMIN_API_KEY: ADMIN_KEY,
-      PORT: '0',
-      SANCTIONS_OFAC_SOURCE: ofacXml,
-      SANCTIONS_EU_SOURCE: EU_FILE,
-      SANCTIONS_UN_SOURCE: UN_FILE,
-      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
-      RATE_LIMITS: 'off',
-    })
-    const database = await createDatabase(
-      databaseUrl ? { url: databaseUrl } : { dataDir: path.join(dir, 'pglite') },
-    )
+    const config = testConfig(await threeListEnv())
+    const database = await bench.open()
     const service = await createService(config, { database, log: () => {} })
     await service.runtime.deps.sanctionsLists!.idle()
     const withReceipts = service.runtime.evidence
@@ -109,13 +56,8 @@ async function main(): Promise<void> {
     }
 
     const server = await listen(service)
-    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
-      body: JSON.stringify({ email: 'bench@example.com', tier: 'enterprise', balance_usd: '1000000' }),
-    })
-    const key = (await created.json()) as { api_key: string; key_id: string }
-    const bodies = screenBodies(service)
+    const key = await createBenchKey(server.baseUrl, 'enterprise', '1000000')
+    const bodies = screenBodiesOn(service)
     const load = (duration: number) =>
       runHttpLoad({
         duration,
@@ -199,8 +141,7 @@ async function main(): Promise<void> {
       }),
     )
   } finally {
-    postgres?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    bench.cleanup()
   }
 }
 

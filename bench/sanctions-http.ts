@@ -14,78 +14,26 @@
  *   is ready (target < 1 s), without reading any list source.
  * Env: DURATION_S (default 10), CONNECTIONS (default 10), SHARED_DIR.
  */
-import { spawnSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { pipeline } from 'node:stream/promises'
 import { PRICES } from '../core/payments/pricing.ts'
-import { bz2Decompress } from '../core/sanctions/list-source.ts'
-import { nameTokens } from '../core/sanctions/name-normaliser.ts'
-import { createDatabase, type Database } from '../core/store/database.ts'
-import { createService, type Service } from '../server/compose.ts'
+import { createService } from '../server/compose.ts'
 import { runHttpLoad } from '../test/support/http-load.ts'
-import { startTempPostgres } from '../test/support/postgres.ts'
-import { sanctionsDataDir } from '../test/support/sanctions/shared-data.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
+import { benchDatabase } from './support/bench-database.ts'
+import { warmThenMeasure } from './support/paid-load.ts'
+import { createBenchKey, screenBodiesOn, threeListEnv } from './support/three-lists.ts'
 
-const dataDir = sanctionsDataDir()
-const OFAC_BZ2 = path.join(dataDir, 'ofac/sdn_advanced/2025-11-19/sdn_advanced.xml.bz2')
-const EU_FILE = path.join(dataDir, 'eu/legacy-2016-02-11/data.xml')
-const UN_FILE = path.join(dataDir, 'un/2026-02-27/UN_consolidated.xml')
-const ADMIN_KEY = 'svc_admin_bench_0123456789abcdefghij'
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
 
-async function decompressOfac(dir: string): Promise<string> {
-  const target = path.join(dir, 'sdn_advanced.xml')
-  const system = spawnSync('sh', ['-c', `bzip2 -dc "${OFAC_BZ2}" > "${target}"`])
-  if (system.status === 0 && existsSync(target) && statSync(target).size > 0) return target
-  await pipeline(bz2Decompress(readFileSync(OFAC_BZ2)), createWriteStream(target))
-  return target
-}
-
-/** Half listed names (some with words reordered), half names on no list. */
-function screenBodies(service: Service): string[] {
-  const lists = service.runtime.deps.sanctionsLists!
-  const names: string[] = []
-  const probe = ['Lazarus Group', 'GARANTEX EUROPE OU', 'KHAWA PANGA MANDRO', 'Semenov, Roman']
-  for (const name of probe) if (lists.screenName(name).status === 'ok') names.push(name)
-  const bodies: string[] = []
-  for (let i = 0; i < 200; i++) {
-    if (i % 2 === 0) {
-      const name = names[i % names.length]!
-      bodies.push(JSON.stringify({ name: i % 4 === 0 ? name : nameTokens(name).reverse().join(' ') }))
-    } else {
-      bodies.push(JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL' }))
-    }
-  }
-  return bodies
-}
-
 async function main(): Promise<void> {
-  const dbIndex = process.argv.indexOf('--db')
-  const dbKind = dbIndex >= 0 ? process.argv[dbIndex + 1] : 'pglite'
-  const dir = mkdtempSync(path.join(tmpdir(), 'sanctions-http-bench-'))
-  const postgres = dbKind === 'postgres' && !process.env.DATABASE_URL ? await startTempPostgres() : undefined
-  const databaseUrl = dbKind === 'postgres' ? (process.env.DATABASE_URL ?? postgres!.url) : undefined
-  const open = (): Promise<Database> =>
-    createDatabase(databaseUrl ? { url: databaseUrl } : { dataDir: path.join(dir, 'pglite') })
+  const database = await benchDatabase('sanctions-http-bench-')
+  const dbKind = database.kind
+  const open = database.open
   try {
-    const ofacXml = await decompressOfac(dir)
-    const config = testConfig({
-      ADMIN_API_KEY: ADMIN_KEY,
-      PORT: '0',
-      SANCTIONS_OFAC_SOURCE: ofacXml,
-      SANCTIONS_EU_SOURCE: EU_FILE,
-      SANCTIONS_UN_SOURCE: UN_FILE,
-      SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
-      // Measures screening throughput, not the limiter (bench/rate-limit.ts does).
-      RATE_LIMITS: 'off',
-    })
+    const config = testConfig(await threeListEnv())
     let sourceReads = 0
     let dbLoadMs: number | undefined
     const log = (_level: string, message: string, extra?: unknown) => {
@@ -102,17 +50,11 @@ async function main(): Promise<void> {
     if (lists.length !== 3) throw new Error(`expected 3 lists, got ${lists.length}`)
 
     const server = await listen(service)
-    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
-      body: JSON.stringify({ email: 'bench@example.com', tier: 'enterprise', balance_usd: '1000000' }),
-    })
-    const key = (await created.json()) as { api_key: string; key_id: string }
+    const key = await createBenchKey(server.baseUrl, 'enterprise', '1000000')
     const before = (await service.runtime.keys.get(key.key_id))!
-    const bodies = screenBodies(service)
+    const bodies = screenBodiesOn(service)
     const common = { duration: DURATION_S, connections: CONNECTIONS }
-    await runHttpLoad({ ...common, duration: 2, url: `${server.baseUrl}/health`, method: 'GET' })
-    const health = await runHttpLoad({ ...common, url: `${server.baseUrl}/health`, method: 'GET' })
+    const health = await warmThenMeasure({ ...common, url: `${server.baseUrl}/health`, method: 'GET' })
     const screen = await runHttpLoad({
       ...common,
       url: `${server.baseUrl}/v1/sanctions/screen`,
@@ -174,8 +116,7 @@ async function main(): Promise<void> {
       }),
     )
   } finally {
-    postgres?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    database.cleanup()
   }
 }
 

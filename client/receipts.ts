@@ -1,9 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
 import { verifyAnswerReceipt } from '../core/evidence/answer-receipt.ts'
-import type { TrustedKeys } from '../core/reports/evidence.ts'
-import type { CliCommand } from './command.ts'
-import { chooseKeySource, loadTrustedKeys } from './reports.ts'
+import { verifyCommand } from './verify-command.ts'
 
 const USAGE = `usage: validation-cli receipts verify <receipt> [--jwks <file|URL>] [--url <service URL>] [--answer <file>]
 
@@ -41,69 +38,36 @@ function receiptOf(text: string, file: string): Record<string, unknown> {
  * `validation-cli receipts verify receipt.json --jwks jwks.json`: checks a paid answer's receipt
  * against keys the verifier chose (see USAGE), and optionally the answer it describes.
  */
-export const receiptsVerify: CliCommand = {
+export const receiptsVerify = verifyCommand<{
+  receipt: Record<string, unknown>
+  answer: { body: unknown } | undefined
+}>({
   summary: 'check a paid answer’s signed receipt against a JWKS you choose',
   usage: USAGE,
-  async run(args) {
-    let values: { jwks?: string; url?: string; answer?: string }
-    let positionals: string[]
-    try {
-      ;({ values, positionals } = parseArgs({
-        args,
-        allowPositionals: true,
-        options: { jwks: { type: 'string' }, url: { type: 'string' }, answer: { type: 'string' } },
-      }))
-    } catch (error) {
-      process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`)
-      return 2
-    }
-    const file = positionals[0]
-    if (!file || positionals.length > 1 || values.jwks === '' || values.url === '' || values.answer === '') {
-      process.stderr.write(`${USAGE}\n`)
-      return 2
-    }
-    const source = chooseKeySource(values)
-    if (!source) {
-      process.stderr.write(
-        "cannot verify: no trusted keys chosen. Give --jwks <file|URL> or --url <service URL> (or VALIDATION_JWKS / VALIDATION_API_URL). The receipt's own jwks_url is not used.\n",
-      )
-      return 2
-    }
-    let receipt: Record<string, unknown>
-    let answer: { body: unknown } | undefined
-    let keys: TrustedKeys
-    try {
-      receipt = receiptOf(await readFile(file, 'utf8'), file)
-      if (values.answer) answer = { body: JSON.parse(await readFile(values.answer, 'utf8')) as unknown }
-    } catch (error) {
-      process.stderr.write(`cannot verify: ${error instanceof Error ? error.message : String(error)}\n`)
-      return 2
-    }
-    try {
-      keys = await loadTrustedKeys(source.location)
-    } catch (error) {
-      process.stderr.write(
-        `cannot verify: trusted keys from ${source.location} (${source.chosenBy}): ${error instanceof Error ? error.message : String(error)}\n`,
-      )
-      return 2
-    }
-    const outcome = await verifyAnswerReceipt(receipt, keys, answer)
-    process.stdout.write(
-      `${JSON.stringify(
-        {
-          file,
-          ok: outcome.ok,
-          receipt_id: receipt.receipt_id,
-          operation: receipt.operation,
-          signature_valid: outcome.signature_valid,
-          ...(outcome.response_matches === undefined ? {} : { response_matches: outcome.response_matches }),
-          trusted_keys: source.location,
-          problems: outcome.problems,
-        },
-        null,
-        2,
-      )}\n`,
-    )
-    return outcome.ok ? 0 : 1
+  noKeysHint:
+    "Give --jwks <file|URL> or --url <service URL> (or VALIDATION_JWKS / VALIDATION_API_URL). The receipt's own jwks_url is not used.",
+  options: ['answer'],
+  async read(file, values) {
+    const receipt = receiptOf(await readFile(file, 'utf8'), file)
+    const answer = values.answer
+      ? { body: JSON.parse(await readFile(values.answer, 'utf8')) as unknown }
+      : undefined
+    return { receipt, answer }
   },
-}
+  async verify({ receipt, answer }, keys, { file, source }) {
+    const outcome = await verifyAnswerReceipt(receipt, keys, answer)
+    return {
+      ok: outcome.ok,
+      output: {
+        file,
+        ok: outcome.ok,
+        receipt_id: receipt.receipt_id,
+        operation: receipt.operation,
+        signature_valid: outcome.signature_valid,
+        ...(outcome.response_matches === undefined ? {} : { response_matches: outcome.response_matches }),
+        trusted_keys: source.location,
+        problems: outcome.problems,
+      },
+    }
+  },
+})

@@ -107,3 +107,44 @@ export const textResponse = (
 
 /** A required JSON request body. */
 export const jsonBody = (schema: JsonSchema) => ({ required: true, schema })
+
+/** The sentence of an operator route: who may call it and what everyone else gets. */
+export const OPERATOR_ONLY =
+  'Needs the operator key (ADMIN_API_KEY); customer keys get 403 Insufficient role.'
+
+/**
+ * The sentence of a route that shows each key its own records: what the operator key may do
+ * beyond that (`does`, e.g. "verifies every chain"), for every key or for one it names.
+ */
+export const operatorSeesEveryKey = (does: string) => `The operator key ${does}, or one key with key_id.`
+
+/** What a key route takes and checks, which decides the problem documents it may answer. */
+export interface ProblemTraits {
+  /**
+   * Who may call it: `operator` (customer keys get 403), `own-or-operator` (a customer key asking
+   * for another key's records gets 403), `any-key` (every valid key; a bad key is still 401).
+   */
+  scope: 'operator' | 'own-or-operator' | 'any-key'
+  /** A JSON body: malformed (400), too large (413), invalid (422). */
+  body?: boolean
+  /** Path or query parameters that are validated (422). */
+  parameters?: boolean
+  /** Looks up a record that may not exist (404). */
+  lookup?: boolean
+  /** Counted by the caller's rate limit (429). */
+  rateLimited?: boolean
+}
+
+/**
+ * The problem statuses of a key route, from its traits: 401 (no or bad key), 500 and 503 always,
+ * the others as the route's traits say (see ProblemTraits).
+ */
+export function keyRouteProblems(traits: ProblemTraits): number[] {
+  const statuses = new Set([401, 500, 503])
+  if (traits.scope !== 'any-key') statuses.add(403)
+  if (traits.body) for (const status of [400, 413, 422]) statuses.add(status)
+  if (traits.parameters) statuses.add(422)
+  if (traits.lookup) statuses.add(404)
+  if (traits.rateLimited) statuses.add(429)
+  return [...statuses].sort((a, b) => a - b)
+}

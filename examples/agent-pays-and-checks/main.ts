@@ -4,12 +4,15 @@
  * chain posing as Base Sepolia) and acts on the verdict: it pays a clean, registered ERC-8004
  * agent and refuses a wallet on the OFAC list. Everything runs locally: an EVM node (anvil) with
  * TestUSDC and the ERC-8004 reference registries, the service in-process on an in-memory
- * database, the real OFAC SDN list copy from ../shared. Exits non-zero if anything it shows does
- * not hold.
+ * database, OFAC's `sdn.csv` from the fictitious example lists (examples/lists/ofac), whose
+ * remarks list the wallet to refuse as a `Digital Currency Address - ETH`. Exits non-zero if
+ * anything it shows does not hold.
  */
 
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { type Address, createWalletClient, http, parseAbi } from 'viem'
@@ -19,7 +22,6 @@ import { createDatabase } from '../../core/store/database.ts'
 import { createService } from '../../server/compose.ts'
 import { startAgentWorld } from '../../test/support/chain/agent-fixtures.ts'
 import { officialV2Client } from '../../test/support/chain/official-payer.ts'
-import { sanctionsDataPath } from '../../test/support/sanctions/shared-data.ts'
 import { testConfig } from '../../test/support/test-config.ts'
 
 const world = await startAgentWorld()
@@ -27,7 +29,13 @@ const service = await createService(
   testConfig({
     PORT: '0',
     ...world.env(),
-    SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/csv/2024-05-03/sdn.csv'),
+    SANCTIONS_OFAC_SOURCE: path.join(
+      path.dirname(fileURLToPath(import.meta.url)),
+      '..',
+      'lists',
+      'ofac',
+      'sdn.csv',
+    ),
     SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
   }),
   { database: await createDatabase(), log: () => {} },
@@ -82,10 +90,12 @@ try {
   assert.equal(clean.paid, true)
   assert.equal((await usdc.balanceOf(world.clean.wallet)) - cleanBefore, 1_000_000n)
 
-  // 2. A wallet on the OFAC SDN list (Lazarus Group): blocked, nothing is paid.
-  const listed = '0x098B716B8Aaf21512996dC57EB0615e2383E2f96' as Address
+  // 2. A wallet on the OFAC SDN list (the fictitious EXAMPLE DIGITAL ASSETS LTD.): blocked,
+  //    nothing is paid.
+  const listed = '0x5eED00000000000000000000000000000000baD1' as Address
   const blocked = await checkThenPay({ wallet: listed }, 1_000_000n)
   assert.equal(blocked.check.verdict, 'block')
+  assert.match(blocked.check.verdict_reasons[0]!, /^sanctions_hit/)
   assert.equal(blocked.paid, false)
   assert.equal(await usdc.balanceOf(listed), 0n)
 

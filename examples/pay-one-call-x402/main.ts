@@ -33,7 +33,7 @@ const service = await createService(
     ...localX402Env(chain),
     SANCTIONS_OFAC_SOURCE: path.join(lists, 'ofac', 'sdn.csv'),
     SANCTIONS_EU_SOURCE: path.join(lists, 'eu-fsf-handmade.xml'),
-    SANCTIONS_UN_SOURCE: path.join(lists, 'un-handmade.xml'),
+    SANCTIONS_UN_SOURCE: path.join(lists, 'un', '2026-01-15', 'un_consolidated.xml'),
     SANCTIONS_STARTUP_REFRESH_DELAY_MS: '0',
   }),
   { database: await createDatabase({ dataDir }), log: () => {} },

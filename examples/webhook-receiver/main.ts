@@ -1,6 +1,8 @@
 /**
  * Story: a compliance team watches a name, registers a webhook and receives a signed
- * `sanctions.match.new` event when the real UN list changes (2025-11-18 -> 2026-02-27). The
+ * `sanctions.match.new` event when the UN list changes: the two versions of the hand-made,
+ * fictitious UN consolidated list in examples/lists/un (2025-12-01 -> 2026-01-15) differ by one
+ * removed and one added entry, so the refresh is a real diff. The
  * receiver (receiver.ts) verifies the signature in constant time before parsing, de-duplicates
  * by event_id, and refuses replays with a wrong or missing signature. The service runs
  * in-process on an in-memory database; the receiver is a real HTTPS server on 127.0.0.1 whose
@@ -14,16 +16,19 @@ import { copyFileSync, mkdtempSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createDatabase } from '../../core/store/database.ts'
 import { createService } from '../../server/compose.ts'
 import { certificateFor } from '../../test/support/fakes/fake-tls-server.ts'
-import { sanctionsDataPath, UN_FILES } from '../../test/support/sanctions/shared-data.ts'
 import { testConfig } from '../../test/support/test-config.ts'
 import { type Outcome, type ReceivedEvent, startReceiver } from './receiver.ts'
 
 const ADMIN = `svc_admin_${randomBytes(16).toString('hex')}`
+/** The two versions of the fictitious UN list the example ships (examples/lists/un/<date>/). */
+const unVersion = (date: '2025-12-01' | '2026-01-15') =>
+  path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lists', 'un', date, 'un_consolidated.xml')
 const listFile = path.join(mkdtempSync(path.join(tmpdir(), 'webhook-example-')), 'un.xml')
-copyFileSync(sanctionsDataPath(UN_FILES['2025-11-18']), listFile)
+copyFileSync(unVersion('2025-12-01'), listFile)
 
 const hostname = 'hooks.example.test'
 const tls = await certificateFor('valid', hostname)
@@ -105,7 +110,7 @@ try {
   ).body.api_key as string
 
   // 1. Watch a name and register the receiver; the secret is shown once.
-  const watched = await call('POST', '/v1/watchlist', key, { type: 'name', value: 'Munir al Qubaysi' })
+  const watched = await call('POST', '/v1/watchlist', key, { type: 'name', value: 'Testimir Examplov' })
   assert.equal(watched.body.screening.matches_today, true)
   const hook = await call('POST', '/v1/webhooks', key, {
     url: `https://${hostname}:${port}/hooks`,
@@ -119,9 +124,11 @@ try {
   assert.equal(tested.body.status_code, 202)
 
   // 3. The list changes: the watched entry is removed; the receiver gets one signed event.
-  copyFileSync(sanctionsDataPath(UN_FILES['2026-02-27']), listFile)
+  copyFileSync(unVersion('2026-01-15'), listFile)
   const refreshed = await call('POST', '/v1/admin/sanctions/refresh', ADMIN)
-  assert.equal(refreshed.body.alerts_created, 6)
+  // Three alerts: one list alert per changed entry (the removed one, the added one) and the
+  // key's alert for its watched name.
+  assert.equal(refreshed.body.alerts_created, 3)
   for (let waited = 0; events.length === 0 && waited < 15_000; waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -130,7 +137,7 @@ try {
   assert.equal(event!.event, 'sanctions.match.new')
   const data = event!.data as { event_type: string; entry: { name: string }; match: { basis: string } }
   assert.equal(data.event_type, 'entry_removed')
-  assert.equal(data.entry.name, 'MUNIR AL QUBAYSI')
+  assert.equal(data.entry.name, 'TESTIMIR EXAMPLOV')
   assert.equal(data.match.basis, 'watchlist')
   console.log(`received ${event!.event} ${event!.event_id}: ${data.event_type} ${data.entry.name}`)
 

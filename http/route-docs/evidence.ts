@@ -1,5 +1,11 @@
 import { toJsonSchema } from '../../core/operations/json-schema.ts'
-import { jsonResponse, type ParameterDescription, type RouteDescription } from '../route-description.ts'
+import {
+  jsonResponse,
+  keyRouteProblems,
+  operatorSeesEveryKey,
+  type ParameterDescription,
+  type RouteDescription,
+} from '../route-description.ts'
 import { AuditTrailQuery, AuditVerifyQuery } from '../routes/evidence-routes.ts'
 
 /** The evidence routes of http/routes/evidence-routes.ts: receipts and the audit trail. */
@@ -153,7 +159,7 @@ const receiptGet: RouteDescription = {
     },
   ],
   responses: [jsonResponse(200, 'The receipt', receiptSchema)],
-  errors: [401, 404, 422, 500, 503],
+  errors: keyRouteProblems({ scope: 'any-key', parameters: true, lookup: true }),
 }
 
 const auditTrail: RouteDescription = {
@@ -162,8 +168,7 @@ const auditTrail: RouteDescription = {
   path: '/v1/audit/trail',
   tags: ['Keys'],
   summary: "The key's audit trail: paid calls and changes, hash-chained",
-  description:
-    'Oldest first. With Accept: text/csv or application/x-ndjson the whole range the filters select is exported, streamed (CSV with a header row, or JSON Lines). The operator key sees every chain (the platform-wide view), or one key with key_id. See docs/evidence.md.',
+  description: `Oldest first. With Accept: text/csv or application/x-ndjson the whole range the filters select is exported, streamed (CSV with a header row, or JSON Lines). ${operatorSeesEveryKey('sees every chain (the platform-wide view)')} See docs/evidence.md.`,
   access: 'key',
   parameters: queryParameters(AuditTrailQuery),
   responses: [
@@ -188,7 +193,7 @@ const auditTrail: RouteDescription = {
       },
     },
   ],
-  errors: [401, 403, 422, 500, 503],
+  errors: keyRouteProblems({ scope: 'own-or-operator', parameters: true }),
 }
 
 const auditVerify: RouteDescription = {
@@ -197,8 +202,7 @@ const auditVerify: RouteDescription = {
   path: '/v1/audit/verify',
   tags: ['Keys'],
   summary: "Re-computes the key's audit chain and names the first broken link",
-  description:
-    'Every row: seq follows the previous one, prev_hash is its hash, the hash is the SHA-256 of the JCS of its chained fields, the subject is the one whose SHA-256 was chained; a chain may open with a retention checkpoint signed by the service key. The operator key verifies every chain, or one key with key_id.',
+  description: `Every row: seq follows the previous one, prev_hash is its hash, the hash is the SHA-256 of the JCS of its chained fields, the subject is the one whose SHA-256 was chained; a chain may open with a retention checkpoint signed by the service key. ${operatorSeesEveryKey('verifies every chain')}`,
   access: 'key',
   parameters: queryParameters(AuditVerifyQuery),
   responses: [
@@ -215,7 +219,7 @@ const auditVerify: RouteDescription = {
       required: ['ok', 'chains', 'rows', 'checkpoints', 'broken_chains'],
     }),
   ],
-  errors: [401, 403, 422, 500, 503],
+  errors: keyRouteProblems({ scope: 'own-or-operator', parameters: true }),
 }
 
 export const evidenceRoutes: readonly RouteDescription[] = [receiptGet, auditTrail, auditVerify]

@@ -3,14 +3,23 @@ import { MaintenanceInput } from '../../core/maintenance/index.ts'
 import { AdminRefreshInput } from '../../core/monitoring/operator-view.ts'
 import { toJsonSchema } from '../../core/operations/json-schema.ts'
 import { KeysUsageResult } from '../../core/operations/keys-usage.ts'
-import { jsonBody, jsonResponse, type RouteDescription } from '../route-description.ts'
+import {
+  jsonBody,
+  jsonResponse,
+  keyRouteProblems,
+  OPERATOR_ONLY,
+  type ProblemTraits,
+  type RouteDescription,
+} from '../route-description.ts'
 
 /**
  * The operator routes (http/routes/admin-routes.ts, admin-sanctions-routes.ts): the operator key
  * only (ADMIN_API_KEY); customer keys get 403 Insufficient role.
  */
 
-const OPERATOR_ONLY = 'Needs the operator key (ADMIN_API_KEY); customer keys get 403 Insufficient role.'
+/** The problems of an operator route: the operator key only, rate-limited like every key. */
+const operatorProblems = (traits: Omit<ProblemTraits, 'scope' | 'rateLimited'> = {}) =>
+  keyRouteProblems({ scope: 'operator', rateLimited: true, ...traits })
 
 const keyUsageSchema = toJsonSchema(KeysUsageResult, 'output')
 
@@ -41,7 +50,7 @@ const adminKeysCreate: RouteDescription = {
   access: 'key',
   body: jsonBody(toJsonSchema(AdminCreateKeyInput, 'input')),
   responses: [jsonResponse(201, 'The key, shown once, and its usage record', adminCreatedKeySchema)],
-  errors: [400, 401, 403, 413, 422, 429, 500, 503],
+  errors: operatorProblems({ body: true }),
 }
 
 const adminKeysCredit: RouteDescription = {
@@ -55,7 +64,7 @@ const adminKeysCredit: RouteDescription = {
   parameters: [keyIdParameter],
   body: jsonBody(toJsonSchema(AdminCreditInput, 'input')),
   responses: [jsonResponse(200, "The key's usage record after the credit", keyUsageSchema)],
-  errors: [400, 401, 403, 404, 413, 422, 429, 500, 503],
+  errors: operatorProblems({ body: true, parameters: true, lookup: true }),
 }
 
 const adminKeysRevoke: RouteDescription = {
@@ -68,7 +77,7 @@ const adminKeysRevoke: RouteDescription = {
   access: 'key',
   parameters: [keyIdParameter],
   responses: [jsonResponse(200, "The key's usage record, status revoked", keyUsageSchema)],
-  errors: [401, 403, 404, 422, 429, 500, 503],
+  errors: operatorProblems({ parameters: true, lookup: true }),
 }
 
 const adminKeysExpire: RouteDescription = {
@@ -82,7 +91,7 @@ const adminKeysExpire: RouteDescription = {
   parameters: [keyIdParameter],
   body: jsonBody(toJsonSchema(AdminExpireInput, 'input')),
   responses: [jsonResponse(200, "The key's usage record with its expires_at", keyUsageSchema)],
-  errors: [400, 401, 403, 404, 413, 422, 429, 500, 503],
+  errors: operatorProblems({ body: true, parameters: true, lookup: true }),
 }
 
 const adminSanctionsRefresh: RouteDescription = {
@@ -107,7 +116,7 @@ const adminSanctionsRefresh: RouteDescription = {
       required: ['ran', 'lists', 'alerts_created'],
     }),
   ],
-  errors: [400, 401, 403, 413, 422, 429, 500, 503],
+  errors: operatorProblems({ body: true }),
 }
 
 const adminSanctionsLists: RouteDescription = {
@@ -126,7 +135,7 @@ const adminSanctionsLists: RouteDescription = {
       required: ['lists'],
     }),
   ],
-  errors: [401, 403, 429, 500, 503],
+  errors: operatorProblems(),
 }
 
 const maintenanceStateSchema = {
@@ -158,7 +167,7 @@ const adminMaintenanceGet: RouteDescription = {
   description: `${OPERATOR_ONLY} ${MAINTENANCE_NOTE}`,
   access: 'key',
   responses: [jsonResponse(200, 'The switch now', maintenanceStateSchema)],
-  errors: [401, 403, 429, 500, 503],
+  errors: operatorProblems(),
 }
 
 const adminMaintenanceSet: RouteDescription = {
@@ -171,7 +180,7 @@ const adminMaintenanceSet: RouteDescription = {
   access: 'key',
   body: jsonBody(toJsonSchema(MaintenanceInput, 'input')),
   responses: [jsonResponse(200, 'The switch after the change', maintenanceStateSchema)],
-  errors: [400, 401, 403, 413, 422, 429, 500, 503],
+  errors: operatorProblems({ body: true }),
 }
 
 export const operatorRoutes: readonly RouteDescription[] = [

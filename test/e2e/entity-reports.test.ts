@@ -18,54 +18,25 @@ import {
   verifyReport,
 } from '../../core/reports/evidence.ts'
 import type { EntityReport } from '../../core/reports/report-schema.ts'
-import type { Service } from '../../server/compose.ts'
 import { withBrowserPage } from '../support/browser.ts'
-import { type CompanyFakes, startCompanyFakes } from '../support/company-fakes.ts'
-import { type DeepCheckFakes, startDeepCheckFakes } from '../support/deep-check-fakes.ts'
-import { createTestService, listen, TEST_ADMIN_KEY } from '../support/service.ts'
+import { ARTIFACTS, DONALD, type ReportService, startReportService } from '../support/report-service.ts'
 import { problemOf } from '../support/tool-errors.ts'
 
-/** Git-ignored folder for what tests produce for people to look at (screenshots). */
-const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')
-
-// KVK test company 68750110 (Test BV Donald), a VAT number and a domain the fakes know.
-const DONALD = {
-  entity_name: 'Test BV Donald',
-  country: 'NL',
-  kvk_number: '68750110',
-  vat_number: 'NL857587973B01',
-  domain: 'example.com',
-}
 const ACCOUNT_PRICE = PRICES.entity_report.account.fresh
 
 describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidence, badge', () => {
-  let companies: CompanyFakes
-  let deep: DeepCheckFakes
-  let service: Service
+  let running: ReportService | undefined
   let server: { baseUrl: string; close(): Promise<void> }
   let keyA: string
   let keyB: string
   let sandboxKey: string
   let first: EntityReport
 
-  const createKey = async (email: string) => {
-    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_ADMIN_KEY },
-      body: JSON.stringify({ email, tier: 'pro', balance_usd: '100' }),
-    })
-    return ((await created.json()) as { api_key: string }).api_key
-  }
-
   beforeAll(async () => {
-    ;[companies, deep] = await Promise.all([startCompanyFakes(), startDeepCheckFakes()])
-    service = await createTestService('pglite')
-    service.runtime.deps.companySources = companies.sources
-    service.runtime.deps.sanctions = companies.sanctions
-    service.runtime.deps.deepCheck = deep.sources
-    server = await listen(service)
-    keyA = await createKey('a@example.com')
-    keyB = await createKey('b@example.com')
+    running = await startReportService()
+    server = running.server
+    keyA = await running.createKey('a@example.com')
+    keyB = await running.createKey('b@example.com')
     const sandbox = await fetch(`${server.baseUrl}/v1/keys/create`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -75,9 +46,7 @@ describe('entity reports: POST /v1/reports/entity, GET /v1/reports/{id}, evidenc
   }, 120_000)
 
   afterAll(async () => {
-    await server?.close()
-    await service?.close()
-    await Promise.all([companies?.close(), deep?.close()])
+    await running?.close()
   })
 
   const post = (body: unknown, apiKey: string) =>

@@ -5,39 +5,25 @@ import { type AnswerReceipt, jcsSha256, verifyAnswerReceipt } from '../../core/e
 import type { AuditRow } from '../../core/evidence/audit-store.ts'
 import { PRICES } from '../../core/payments/pricing.ts'
 import type { TrustedKeys } from '../../core/reports/evidence.ts'
-import type { Service } from '../../server/compose.ts'
 import { officialV2Client } from '../support/chain/official-payer.ts'
-import {
-  type LocalPaymentSetup,
-  localX402Env,
-  startLocalPaymentSetup,
-} from '../support/chain/payment-fixtures.ts'
-import { sanctionsDataPath, UN_FILES } from '../support/sanctions/shared-data.ts'
-import { createTestService, listen, TEST_ADMIN_KEY } from '../support/service.ts'
+import type { LocalPaymentSetup } from '../support/chain/payment-fixtures.ts'
+import { TEST_ADMIN_KEY } from '../support/service.ts'
+import { startX402ScreenService, type X402ScreenService } from '../support/x402-screen-service.ts'
 
 /** A paid x402 answer over a real HTTP server: its receipt names the network, payer and transaction. */
 describe('the receipt of an x402-paid screen', () => {
   let setup: LocalPaymentSetup
-  let service: Service
   let server: { baseUrl: string; close(): Promise<void> }
 
+  let running: X402ScreenService | undefined
+
   beforeAll(async () => {
-    setup = await startLocalPaymentSetup()
-    service = await createTestService('pglite', {
-      SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
-      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/no-such-file.xml'),
-      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
-      SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
-      ...localX402Env(setup),
-    })
-    await service.runtime.deps.sanctionsLists?.idle()
-    server = await listen(service)
+    running = await startX402ScreenService()
+    ;({ setup, server } = running)
   }, 120_000)
 
   afterAll(async () => {
-    await server?.close()
-    await service?.close()
-    await setup?.stop()
+    await running?.close()
   })
 
   it('carries the settlement in a receipt that verifies, is stored once and is served by its id', async () => {

@@ -80,7 +80,7 @@ const CHECKS: { command: string; check(output: string): void }[] = [
   {
     command: 'npm run lists:import -- examples/lists',
     check: (output) => {
-      expect(output).toContain('OFAC SDN: updated (3 entries)')
+      expect(output).toContain('OFAC SDN: updated (4 entries)')
       expect(output).toContain('EU Consolidated Financial Sanctions List: updated (4 entries')
       expect(output).toContain('UN Security Council Consolidated List: updated (2 entries')
     },

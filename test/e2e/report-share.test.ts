@@ -5,21 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EntityReport } from '../../core/reports/report-schema.ts'
 import type { Service } from '../../server/compose.ts'
 import { chromiumPath, withBrowserPage } from '../support/browser.ts'
-import { type CompanyFakes, startCompanyFakes } from '../support/company-fakes.ts'
-import { type DeepCheckFakes, startDeepCheckFakes } from '../support/deep-check-fakes.ts'
-import { createTestService, listen, TEST_ADMIN_KEY } from '../support/service.ts'
+import { ARTIFACTS, DONALD, type ReportService, startReportService } from '../support/report-service.ts'
 
-/** Git-ignored folder for what tests produce for people to look at (screenshots, PDF pages). */
-const ARTIFACTS = path.join(process.cwd(), 'test-artifacts')
-
-// KVK test company 68750110 (Test BV Donald), a VAT number and a domain the fakes know.
-const DONALD = {
-  entity_name: 'Test BV Donald',
-  country: 'NL',
-  kvk_number: '68750110',
-  vat_number: 'NL857587973B01',
-  domain: 'example.com',
-}
 /** The same register entry under a name the (fake) sanctions lists carry: a hit. */
 const LISTED_NAME = 'Example Avionics Joint Stock Company'
 const HIT = { entity_name: LISTED_NAME, country: 'NL', kvk_number: '68750110' }
@@ -61,8 +48,7 @@ const onServer = (url: string, baseUrl: string) => {
 }
 
 describe('report share links: POST /v1/reports/{id}/share, GET ?token=, revocation, the page and its PDF', () => {
-  let companies: CompanyFakes
-  let deep: DeepCheckFakes
+  let running: ReportService | undefined
   let service: Service
   let server: { baseUrl: string; close(): Promise<void> }
   let keyA: string
@@ -72,14 +58,6 @@ describe('report share links: POST /v1/reports/{id}/share, GET ?token=, revocati
   /** The service's clock runs this many milliseconds ahead (expiry without waiting). */
   let ahead = 0
 
-  const createKey = async (email: string) => {
-    const created = await fetch(`${server.baseUrl}/v1/admin/keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_ADMIN_KEY },
-      body: JSON.stringify({ email, tier: 'pro', balance_usd: '100' }),
-    })
-    return ((await created.json()) as { api_key: string }).api_key
-  }
   const report = async (body: unknown, apiKey: string) => {
     const response = await fetch(`${server.baseUrl}/v1/reports/entity`, {
       method: 'POST',
@@ -108,58 +86,49 @@ describe('report share links: POST /v1/reports/{id}/share, GET ?token=, revocati
   }
 
   beforeAll(async () => {
-    ;[companies, deep] = await Promise.all([
-      startCompanyFakes({ sanctioned: [LISTED_NAME] }),
-      startDeepCheckFakes(),
-    ])
-    service = await createTestService(
-      'pglite',
-      { CHROMIUM_PATH: chromiumPath() },
-      { clock: { now: () => new Date(Date.now() + ahead) } },
-    )
     // The fake screen's match, with the programme and listing date the real lists publish, on
     // lists published yesterday (a stale list makes no report clear).
-    const screen = companies.sanctions
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
-    service.runtime.deps.sanctions = {
-      ...screen,
-      screenName: async (name, country, options) => {
-        const result = await screen.screenName(name, country, options)
-        if (result.status !== 'ok') return result
-        const lists_checked = result.coverage.lists_checked.map((list) => ({
-          ...list,
-          publication_date: yesterday,
-          as_of: yesterday,
-          age_days: 1,
-          stale: false,
-          stale_reason: null,
-        }))
-        return {
-          ...result,
-          coverage: { ...result.coverage, lists_checked },
-          list_dates: Object.fromEntries(lists_checked.map((list) => [list.list, yesterday])),
-          matches: result.matches.map((match) => ({
-            ...match,
-            programmes: ['RUSSIA-EO14024'],
-            listed_on: '2022-04-07',
-          })),
-        }
-      },
-    }
-    service.runtime.deps.companySources = companies.sources
-    service.runtime.deps.deepCheck = deep.sources
-    server = await listen(service)
-    keyA = await createKey('a@example.com')
-    keyB = await createKey('b@example.com')
+    running = await startReportService({
+      companies: { sanctioned: [LISTED_NAME] },
+      config: { CHROMIUM_PATH: chromiumPath() },
+      overrides: { clock: { now: () => new Date(Date.now() + ahead) } },
+      sanctions: (screen) => ({
+        ...screen,
+        screenName: async (name, country, options) => {
+          const result = await screen.screenName(name, country, options)
+          if (result.status !== 'ok') return result
+          const lists_checked = result.coverage.lists_checked.map((list) => ({
+            ...list,
+            publication_date: yesterday,
+            as_of: yesterday,
+            age_days: 1,
+            stale: false,
+            stale_reason: null,
+          }))
+          return {
+            ...result,
+            coverage: { ...result.coverage, lists_checked },
+            list_dates: Object.fromEntries(lists_checked.map((list) => [list.list, yesterday])),
+            matches: result.matches.map((match) => ({
+              ...match,
+              programmes: ['RUSSIA-EO14024'],
+              listed_on: '2022-04-07',
+            })),
+          }
+        },
+      }),
+    })
+    ;({ service, server } = running)
+    keyA = await running.createKey('a@example.com')
+    keyB = await running.createKey('b@example.com')
     clear = await report(DONALD, keyA)
     hit = await report(HIT, keyA)
     await mkdir(ARTIFACTS, { recursive: true })
   }, 120_000)
 
   afterAll(async () => {
-    await server?.close()
-    await service?.close()
-    await Promise.all([companies?.close(), deep?.close()])
+    await running?.close()
   })
 
   it('the two reports are a clear entity and a sanctions hit', () => {

@@ -1,15 +1,9 @@
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PRICES } from '../../core/payments/pricing.ts'
-import type { Service } from '../../server/compose.ts'
 import { officialV2Client } from '../support/chain/official-payer.ts'
-import {
-  type LocalPaymentSetup,
-  localX402Env,
-  startLocalPaymentSetup,
-} from '../support/chain/payment-fixtures.ts'
-import { sanctionsDataPath, UN_FILES } from '../support/sanctions/shared-data.ts'
-import { createTestService, listen } from '../support/service.ts'
+import type { LocalPaymentSetup } from '../support/chain/payment-fixtures.ts'
+import { startX402ScreenService, type X402ScreenService } from '../support/x402-screen-service.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
 /** Above the default challenge limit (60 unpaid challenges a minute per address). */
@@ -34,32 +28,20 @@ describe('an x402 agent is limited by its own payer limit, never by the challeng
   timeout: 120_000,
 }, () => {
   let setup: LocalPaymentSetup
-  let service: Service
   let server: { baseUrl: string; close(): Promise<void> }
 
+  let running: X402ScreenService | undefined
+
   beforeAll(async () => {
-    setup = await startLocalPaymentSetup()
-    service = await createTestService(
-      'pglite',
-      {
-        RATE_LIMITS: 'on',
-        RATE_LIMIT_X402_PER_MINUTE: PAYER_PER_MINUTE,
-        SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
-        SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/no-such-file.xml'),
-        SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
-        SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
-        ...localX402Env(setup),
-      },
+    running = await startX402ScreenService(
+      { RATE_LIMITS: 'on', RATE_LIMIT_X402_PER_MINUTE: PAYER_PER_MINUTE },
       { clock },
     )
-    await service.runtime.deps.sanctionsLists?.idle()
-    server = await listen(service)
+    ;({ setup, server } = running)
   }, 120_000)
 
   afterAll(async () => {
-    await server?.close()
-    await service?.close()
-    await setup?.stop()
+    await running?.close()
   })
 
   it(`${PAYER_PER_MINUTE} paid calls in a minute are answered and settled once each; the next is the payer's 429`, async () => {

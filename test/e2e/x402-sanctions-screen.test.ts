@@ -5,46 +5,30 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { PRICES } from '../../core/payments/pricing.ts'
-import type { Service } from '../../server/compose.ts'
 import { officialV2Client } from '../support/chain/official-payer.ts'
-import {
-  type LocalPaymentSetup,
-  localX402Env,
-  startLocalPaymentSetup,
-} from '../support/chain/payment-fixtures.ts'
-import { sanctionsDataPath, UN_FILES } from '../support/sanctions/shared-data.ts'
-import { createTestService, listen } from '../support/service.ts'
+import type { LocalPaymentSetup } from '../support/chain/payment-fixtures.ts'
+import { startX402ScreenService, type X402ScreenService } from '../support/x402-screen-service.ts'
 
 const PRICE = PRICES.sanctions_screen.x402.fresh
 
 /** Issue: both official clients pay for a real operation and the operator gains exactly the price. */
 describe('official x402 clients paying POST /v1/sanctions/screen', () => {
   let setup: LocalPaymentSetup
-  let service: Service
   let server: { baseUrl: string; close(): Promise<void> }
   let url: string
   const body = JSON.stringify({ name: 'ORIENTAL OIL KISH' })
 
+  let running: X402ScreenService | undefined
+
   beforeAll(async () => {
-    setup = await startLocalPaymentSetup()
-    service = await createTestService('pglite', {
-      SANCTIONS_UN_SOURCE: sanctionsDataPath(UN_FILES['2026-02-27']),
-      // Configured but unreadable: their first read fails, so the screen answers partial (charged)
-      // instead of a 503 for lists that are not configured.
-      SANCTIONS_OFAC_SOURCE: sanctionsDataPath('ofac/no-such-file.xml'),
-      SANCTIONS_EU_SOURCE: sanctionsDataPath('eu/no-such-file.xml'),
-      SANCTIONS_STARTUP_REFRESH_DELAY_MS: 0,
-      ...localX402Env(setup),
-    })
-    await service.runtime.deps.sanctionsLists?.idle()
-    server = await listen(service)
+    // Only the UN list is readable: the screen answers partial (charged), see startX402ScreenService.
+    running = await startX402ScreenService()
+    ;({ setup, server } = running)
     url = `${server.baseUrl}/v1/sanctions/screen`
   }, 120_000)
 
   afterAll(async () => {
-    await server?.close()
-    await service?.close()
-    await setup?.stop()
+    await running?.close()
   })
 
   it('@x402/fetch (v2) pays 0.005 USDC and gets the screen result', async () => {
