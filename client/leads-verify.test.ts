@@ -11,7 +11,7 @@ import type { Service } from '../server/compose.ts'
 import { createManualClock } from '../test/support/fakes/index.ts'
 import { type LeadFakes, startLeadFakes } from '../test/support/lead-fakes.ts'
 import { createTestService, listen } from '../test/support/service.ts'
-import { connectionCause, finishedRows, leadOfRow, mapColumns } from './leads-verify.ts'
+import { connectionCause, finishedRows, leadOfRow, mapColumns, runLeadsVerify } from './leads-verify.ts'
 
 const BIN = join(import.meta.dirname, '..', 'server', 'bin', 'validation-cli.js')
 
@@ -80,6 +80,24 @@ describe('validation-cli leads verify', () => {
       child.on('exit', (code) => resolve({ code, stderr })),
     )
     return { child, done }
+  }
+
+  /**
+   * The same command in this process: what a CLI process would print on stderr and exit with (an
+   * uncaught error: its stack and 1, as Node does). The kill tests above need a process; the
+   * cases below only need the command, and a CLI process per case is most of their cost.
+   */
+  async function runHere(args: string[]): Promise<{ code: number; stderr: string }> {
+    let stderr = ''
+    const io = {
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { VALIDATION_API_URL: server.baseUrl, VALIDATION_API_KEY: key },
+    }
+    try {
+      return { code: await runLeadsVerify(args, io), stderr }
+    } catch (error) {
+      return { code: 1, stderr: `${stderr}${(error as Error).stack}\n` }
+    }
   }
 
   it('maps aliased headers and cleans cells', () => {
@@ -226,7 +244,7 @@ describe('validation-cli leads verify', () => {
     )
     writeFileSync(`${out}.pending`, JSON.stringify({ rows: [1, 2] }))
     const before = await balance()
-    const result = await run([input, '--out', out]).done
+    const result = await runHere([input, '--out', out])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('rows 1-2 were in flight')
     expect(existsSync(`${out}.pending`)).toBe(false)
@@ -237,7 +255,7 @@ describe('validation-cli leads verify', () => {
   it('names the missing key and a file without a country column', async () => {
     const input = join(dir, 'nocountry.csv')
     writeFileSync(input, 'company\nTest BV Donald\n')
-    const missing = await run([input, '--out', join(dir, 'x.csv')]).done
+    const missing = await runHere([input, '--out', join(dir, 'x.csv')])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('country')
   })
@@ -256,7 +274,7 @@ describe('validation-cli leads verify', () => {
       lines.push(n === 42 ? `r42,NL,Test\u0000BV Donald,68750110` : `r${n},${CLEAN}`)
     writeFileSync(input, `${lines.join('\n')}\n`)
     const before = await balance()
-    const first = await run([input, '--out', out]).done
+    const first = await runHere([input, '--out', out])
     expect(first.code).toBe(3)
     expect(first.stderr).toContain('99 verified, 1 invalid')
     expect(first.stderr).toContain('1 row not verified')
@@ -273,7 +291,7 @@ describe('validation-cli leads verify', () => {
     // Every other row has no error; the invalid row is not done, so a rerun sends it again (free).
     expect(rows.filter((r) => r.errors !== '')).toHaveLength(1)
     expect(finishedRows(out).size).toBe(99)
-    const again = await run([input, '--out', out]).done
+    const again = await runHere([input, '--out', out])
     expect(again.code).toBe(3)
     expect(again.stderr).toContain('skipped 99 already done')
     expect(again.stderr).toContain('0 verified, 1 invalid')
@@ -447,7 +465,7 @@ describe('validation-cli leads verify', () => {
       typeof content === 'string' ? Buffer.from(content.replaceAll('{tag}', slug), encoding) : content,
     )
     const before = await balance()
-    const result = await run([input, '--out', out, ...args]).done
+    const result = await runHere([input, '--out', out, ...args])
     expect(result.code, result.stderr).toBe(code)
     if (stderr) expect(result.stderr).toMatch(stderr)
     // Never a stack trace.

@@ -467,7 +467,7 @@ async function scanInput(input: string, encoding: (typeof ENCODINGS)[number]): P
 }
 
 /** Progress over all rows; the rate counts this run's rows only (a resumed run skips the rest). */
-function createProgress(total: number, tty: boolean, already: number) {
+function createProgress(total: number, tty: boolean, already: number, stderr: LeadsVerifyIo['stderr']) {
   const started = Date.now()
   let last = 0
   const stats = (done: number) => {
@@ -498,7 +498,7 @@ function createProgress(total: number, tty: boolean, already: number) {
       last = done
       const { rate, eta } = stats(done)
       const pct = total > 0 ? Math.round((done / total) * 100) : 100
-      process.stderr.write(`leads ${done}/${total} (${pct}%) ${rate} leads/s ETA ${eta}s\n`)
+      stderr.write(`leads ${done}/${total} (${pct}%) ${rate} leads/s ETA ${eta}s\n`)
     },
     stop: () => {},
   }
@@ -537,12 +537,24 @@ again to resume); 2 bad arguments, or an input that is not UTF-8 or not well-for
 line is named; nothing was sent); 3 done, but some rows were not verified (each has its error
 in the errors column; run again to retry them); 130 interrupted (finished rows are kept).`
 
-export async function runLeadsVerify(args: string[]): Promise<number> {
+/**
+ * Where `leads verify` writes its messages and reads its settings: the process's own, or a test's
+ * (which runs the command in-process instead of starting a CLI process per case).
+ */
+export interface LeadsVerifyIo {
+  stderr: { write(text: string): unknown; isTTY?: boolean }
+  env: Record<string, string | undefined>
+}
+
+const PROCESS_IO: LeadsVerifyIo = { stderr: process.stderr, env: process.env }
+
+export async function runLeadsVerify(args: string[], io: LeadsVerifyIo = PROCESS_IO): Promise<number> {
+  const { stderr } = io
   let parsed: ReturnType<typeof parseOptions>
   try {
-    parsed = parseOptions(args)
+    parsed = parseOptions(args, io)
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`)
+    stderr.write(`${(error as Error).message}\n\n${USAGE}\n`)
     return 2
   }
   const { input, out, url, key, batchSize, encoding, progress: wantProgress } = parsed
@@ -553,7 +565,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
     total = await scanInput(input, encoding)
   } catch (error) {
     if (!(error instanceof InputError)) throw error
-    process.stderr.write(`${error.message}\n`)
+    stderr.write(`${error.message}\n`)
     return 2
   }
   const done = prepareResume(out)
@@ -562,7 +574,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   // body, same Idempotency-Key, so a call that completed is replayed, not charged again.
   const inFlight = new Set(pendingRows(pendingFile).filter((row) => !done.has(row)))
   if (inFlight.size > 0)
-    process.stderr.write(
+    stderr.write(
       `resuming: rows ${rangeText([...inFlight])} were in flight when the last run stopped; they are sent again as the same batch (a call that completed is not charged again)\n`,
     )
   else rmSync(pendingFile, { force: true })
@@ -577,7 +589,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   let columns = new Map<string, string>()
   let outputColumns: { key: string; header: string }[] = []
   const writeHeader = !existsSync(out) || statSync(out).size === 0
-  const progress = createProgress(total, wantProgress, done.size)
+  const progress = createProgress(total, wantProgress, done.size, stderr)
   let processed = done.size
   progress.update(processed)
   const counts = { verified: 0, invalid: 0, proceed: 0, review: 0, block: 0, skipped: done.size }
@@ -598,7 +610,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
     columns = mapColumns(headers)
     if (![...columns.values()].includes('country')) {
       progress.stop()
-      process.stderr.write(`the CSV has no country column (headers: ${headers.join(', ')})\n`)
+      stderr.write(`the CSV has no country column (headers: ${headers.join(', ')})\n`)
       return 2
     }
     outputColumns = [
@@ -709,7 +721,7 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
       // No data row: a header row alone is a finished (empty) run; no header at all is an error.
       if (!headers) {
         progress.stop()
-        process.stderr.write(`${input} has no header row (the file is empty); nothing was sent\n`)
+        stderr.write(`${input} has no header row (the file is empty); nothing was sent\n`)
         return 2
       }
       const refused = startOutput(headers)
@@ -719,10 +731,10 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
   } catch (error) {
     progress.stop()
     if (error instanceof InputError) {
-      process.stderr.write(`${error.message}\n`)
+      stderr.write(`${error.message}\n`)
       return 2
     }
-    process.stderr.write(
+    stderr.write(
       `stopped: ${(error as Error).message}\n${processed} of ${total} rows are in ${out}; run the same command again to resume.\n`,
     )
     return 1
@@ -736,12 +748,12 @@ export async function runLeadsVerify(args: string[]): Promise<number> {
       ? `; ${counts.invalid} row${counts.invalid === 1 ? '' : 's'} not verified: each has its own error in the errors column, and the next run sends ${counts.invalid === 1 ? 'it' : 'them'} again (invalid leads are not charged)`
       : ''
   const summary = `${interrupted ? 'interrupted' : 'done'}: ${processed}/${total} rows in ${out} (this run: ${counts.verified} verified, ${counts.invalid} invalid; proceed ${counts.proceed}, review ${counts.review}, block ${counts.block}; skipped ${counts.skipped} already done; charged ${formatUsd(charged)} USDC${replayedBatches > 0 ? `; ${replayedBatches} batch${replayedBatches === 1 ? '' : 'es'} answered from an earlier call, not charged again` : ''}${notVerified})\n`
-  process.stderr.write(summary)
+  stderr.write(summary)
   if (interrupted) return 130
   return counts.invalid > 0 ? 3 : 0
 }
 
-function parseOptions(args: string[]) {
+function parseOptions(args: string[], io: LeadsVerifyIo) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -758,7 +770,7 @@ function parseOptions(args: string[]) {
   const input = positionals[0]
   if (!input || positionals.length > 1) throw new Error('give one input CSV file')
   if (!existsSync(input)) throw new Error(`no such file: ${input}`)
-  const key = values.key ?? process.env.VALIDATION_API_KEY
+  const key = values.key ?? io.env.VALIDATION_API_KEY
   if (!key) throw new Error('an API key is needed: --key or VALIDATION_API_KEY')
   const batchSize = Number(values['batch-size'] ?? MAX_BATCH)
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH)
@@ -770,15 +782,15 @@ function parseOptions(args: string[]) {
     input,
     encoding: encoding as (typeof ENCODINGS)[number],
     out: values.out ?? input.replace(/(\.csv)?$/i, '.results.csv'),
-    url: values.url ?? process.env.VALIDATION_API_URL ?? 'http://localhost:3000',
+    url: values.url ?? io.env.VALIDATION_API_URL ?? 'http://localhost:3000',
     key,
     batchSize,
-    progress: values['no-progress'] ? false : (values.progress ?? process.stderr.isTTY === true),
+    progress: values['no-progress'] ? false : (values.progress ?? io.stderr.isTTY === true),
   }
 }
 
 export const leadsVerifyCommand: CliCommand = {
   summary: 'Verify a CSV of NL/BE leads in batches (resumable), writing verdicts and actions',
   usage: USAGE,
-  run: runLeadsVerify,
+  run: (args) => runLeadsVerify(args),
 }
