@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { bz2Decompress } from '../../../core/sanctions/list-source.ts'
+import { sanctionsDataDir } from '../real-list-tests.ts'
 
 /**
  * Test-only access to the real sanctions list copies in ../shared/data/sanctions (see its
@@ -12,11 +12,7 @@ import { bz2Decompress } from '../../../core/sanctions/list-source.ts'
  * test, and compare.
  */
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-
-export function sanctionsDataDir(): string {
-  return path.join(process.env.SHARED_DIR ?? path.resolve(repoRoot, '../shared'), 'data', 'sanctions')
-}
+export { sanctionsDataDir }
 
 export function sanctionsDataPath(relative: string): string {
   return path.join(sanctionsDataDir(), relative)
