@@ -217,10 +217,14 @@ const LEGAL_PHRASES: readonly (readonly string[])[] = [
   ['sociedad', 'anonima'],
   ['societe', 'anonyme'],
   ['sociedad', 'limitada'],
-  ['shrkh'],
-  ['mussh'],
-  ['lmhdwdh'],
 ]
+/**
+ * Arabic legal-form words as any-ascii folds them: sharika (شركة, company), mu'assasa (مؤسسة,
+ * establishment), al-mahduda (المحدودة, limited), from rigour's org symbols. Equal text only:
+ * they are folded Arabic letters, not Latin words a typo could reach, and compared loosely
+ * "mussh" would take the common given name "Mussa" (Musa) for a legal form.
+ */
+const ARABIC_LEGAL_WORDS = new Set(['shrkh', 'mussh', 'lmhdwdh'])
 /** Long legal-form words that a typo should not turn into name words ("limiwed", "compnay"). */
 const LONG_LEGAL_FORMS = ['limited', 'company', 'corporation', 'incorporated', 'gesellschaft']
 /** Long honorifics likewise ("Genera", "Profesor"). */
@@ -249,6 +253,7 @@ function legalPhraseWords(words: readonly string[]): Set<number> {
       if (all) for (let i = 0; i < phrase.length; i++) marked.add(start + i)
     }
   }
+  for (let i = 0; i < words.length; i++) if (ARABIC_LEGAL_WORDS.has(words[i]!)) marked.add(i)
   // A legal-form word split in two ("lia bility", "comp any").
   for (let i = 0; i + 1 < words.length; i++) {
     const joined = words[i]! + words[i + 1]!
@@ -434,7 +439,7 @@ export function skeletonLetters(text: string): string {
 
 /** Vowels and glides out, doubled letters once, a final h (ta marbuta) dropped. */
 function finishSkeleton(letters: string): string {
-  const value = letters.replace(/[aeiouywv0-9]/g, '').replace(/(.)\1+/g, '$1')
+  const value = letters.replace(/(.)\1+/g, '$1').replace(/[aeiouywv0-9]/g, '')
   return value.endsWith('h') && value.length > 2 ? value.slice(0, -1) : value
 }
 
@@ -494,8 +499,8 @@ const CONSONANT_GLIDES: Readonly<Record<string, string>> = { w: 'W', v: 'W', y: 
 /** Vowels and glides out (consonant glides kept), doubled letters once. */
 function consonantsOf(letters: string): string {
   return letters
-    .replace(/[aeiouywv0-9]/g, '')
     .replace(/(.)\1+/g, '$1')
+    .replace(/[aeiouywv0-9]/g, '')
     .toLowerCase()
 }
 
@@ -546,6 +551,13 @@ const ABJAD_LETTER_CLASSES: Readonly<Record<string, string>> = {
   چ: 'c',
   // ژ is "zh": it is spelled j as often ("Nejad" / نژاد).
   ژ: 'j',
+  // Alef (and the hamza letters) is a vowel that any-ascii leaves out; it keeps two equal
+  // consonants apart (عدنان is d-n-n, as "Adnan" is), as a Latin vowel does.
+  ا: 'a',
+  أ: 'a',
+  إ: 'a',
+  ء: 'a',
+  ع: 'a',
 }
 /** Letters that may end a word as a vowel (ta marbuta, final heh): "Fatima" / فاطمة, "Nehme" / نعمة. */
 const FINAL_VOWEL_LETTERS = new Set(['ة', 'ه', 'ۀ'])
