@@ -469,7 +469,8 @@ export function consonantSkeleton(text: string): string {
  * - dh: ذ ض ظ, or د + ه ("Dehghan" is not one, but "Adham" / أدهم is);
  * - zh: ژ ("Nezhad" / نژاد, also spelled "Nejad"), or ز + ه;
  * - c: ک, or چ (Turkish ç);
- * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران).
+ * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران);
+ * - v: و in Persian spellings, or ف in Arabic spellings of European names ("David" / ديفيد).
  */
 const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['sch', ['s']],
@@ -490,6 +491,7 @@ const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['q', ['k']],
   ['z', ['d']],
   ['p', ['b']],
+  ['v', ['v', 'f']],
 ]
 /** Readings of a Latin part kept at most (the product of its ambiguous letters). */
 const MAX_SKELETON_READINGS = 12

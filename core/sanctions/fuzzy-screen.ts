@@ -140,7 +140,7 @@ const UNMATCHED_LISTED_FACTOR = 0.25
  * more): a query with more detail than the list (yente's and Watchman's "query has more
  * detail"), not another person. Still more than an unmatched listed word costs.
  */
-const QUERY_DETAIL_FACTOR = 0.5
+const QUERY_DETAIL_FACTOR = 0.35
 /** Russian, Ukrainian and Belarusian patronymics as Latin spellings write them. */
 const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|ivna|ichna|ovič|evič)$/
 const PART_FLOOR = 0.8
@@ -527,7 +527,7 @@ const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[
 function byPairOrder(a: Pair, b: Pair): number {
   const widthA = (a.q1 >= 0 ? 2 : 1) + (a.l1 >= 0 ? 2 : 1)
   const widthB = (b.q1 >= 0 ? 2 : 1) + (b.l1 >= 0 ? 2 : 1)
-  return b.sim - a.sim || widthB - widthA || a.l0 - b.l0
+  return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
 }
 
 function listedWeight(fuzzy: FuzzyIndex, p: number): number {
