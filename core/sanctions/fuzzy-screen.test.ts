@@ -185,6 +185,7 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     entry('d6', 'USHKO, Sergey'),
     entry('d7', 'JSC ANGSTREM-T', { entry_type: 'entity' }),
     entry('d8', 'عياد, عدنان علي'),
+    entry('d9', 'Abdul Rahman'),
   ])
   const found = (name: string) => screenNameFuzzy(listed, name).matches.map((match) => match.entry_id)
 
@@ -205,6 +206,9 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     // The patronymic tells a father from his son of the same given name and surname.
     expect(found('Sergey Aleksandrovich USHKO')).toEqual([])
     expect(found('Sergey USHKO')).toEqual(['d6'])
+    // Another given name in front of a listed name is another person of that family.
+    expect(found('Yurii ABDUL RAHMAN')).toEqual([])
+    expect(found('Abdul Rahman')).toEqual(['d9'])
   })
 
   it('pairs a Latin word with one Arabic word rather than two Latin words with it on a tie', () => {

@@ -673,9 +673,15 @@ function scoreName(
   // Persons only: an organisation with another word is another organisation ("Angstrem-T" /
   // "Fondovyi Angstrem-T"). A patronymic the query adds costs in full: it is what tells a father
   // from his son of the same given name and surname ("Sergey Aleksandrovich Ushko" / "Ushko, Sergey").
+  // The query's first name word (its given name) must be matched: another given name in front
+  // of a listed name is another person of that family ("Yurii Abdul Rahman" / "Abdul Rahman").
   let listedNamesLeft = 0
   for (const p of unmatchedListed) if (fuzzy.partRole[p] === NAME_ROLE) listedNamesLeft++
-  const queryFactor = person && listedNamesLeft === 0 && alignedNames >= 2 ? QUERY_DETAIL_FACTOR : 1
+  let firstName = -1
+  for (let q = 0; q < query.length && firstName < 0; q++) if (query[q]!.role === 'name') firstName = q
+  const givenNameMatched = firstName >= 0 && (usedQuery & (1 << firstName)) !== 0
+  const queryFactor =
+    person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2 ? QUERY_DETAIL_FACTOR : 1
   const denominator = aligned + queryRest + queryFactor * queryDetail + UNMATCHED_LISTED_FACTOR * listedRest
   if (denominator <= 0) return null
   let score = weighted / denominator
