@@ -87,13 +87,19 @@ export interface EvaluationSet {
   queries: EvaluationQuery[]
 }
 
-/** Consonants of a romanised word: letters only, doubled letters once, vowels and w/y out. */
+/**
+ * Consonants of a romanised word: letters only, the usual romanisation alternations merged
+ * (kh/k, gh/q/k/c, th/s, sh/ch/s, dh/z), doubled letters once, vowels and the glides w/v/y out.
+ */
 function consonantsOfWord(word: string): string {
   return word
     .toLowerCase()
     .replace(/[^a-z]/g, '')
+    .replace(/kh|gh|q|c(?!h)/g, 'k')
+    .replace(/th|sh|ch/g, 's')
+    .replace(/dh/g, 'z')
     .replace(/(.)\1+/g, '$1')
-    .replace(/[aeiouwy]/g, '')
+    .replace(/[aeiouwvy]/g, '')
 }
 
 function levenshtein(a: string, b: string): number {
@@ -122,10 +128,16 @@ function levenshtein(a: string, b: string): number {
  * it shares nothing with the matcher.
  */
 export function spellsTheSameName(latin: string, script: string): boolean {
-  const latinWords = nameTokens(latin).map(consonantsOfWord).filter(Boolean)
-  const scriptWords = nameTokens(transliterate(script.replace(/ё/g, 'е')))
-    .map(consonantsOfWord)
-    .filter(Boolean)
+  const latinTokens = nameTokens(latin)
+  const scriptTokens = nameTokens(transliterate(script.replace(/ё/g, 'е')))
+  // Each word, and each two adjacent words written as one (a compound written apart in one
+  // script and joined in the other: "Zarringhalam" / زرین قلم, "Gholam Reza" / غلامرضا).
+  const withJoined = (tokens: string[]) => [
+    ...tokens,
+    ...tokens.slice(1).map((token, i) => tokens[i]! + token),
+  ]
+  const latinWords = withJoined(latinTokens).map(consonantsOfWord).filter(Boolean)
+  const scriptWords = withJoined(scriptTokens).map(consonantsOfWord).filter(Boolean)
   if (latinWords.length === 0 || scriptWords.length === 0) return false
   const agree = (a: string, b: string) =>
     levenshtein(a, b) <= Math.max(1, Math.max(a.length, b.length) / 2) ||
@@ -140,7 +152,7 @@ export function spellsTheSameName(latin: string, script: string): boolean {
       agreeing++
     }
   }
-  return agreeing >= Math.min(2, latinWords.length, scriptWords.length)
+  return agreeing >= Math.min(2, latinTokens.length, scriptTokens.length)
 }
 
 /** mulberry32: small, seedable, good enough to sample and mutate. */
