@@ -230,13 +230,47 @@ const LONG_LEGAL_FORMS = ['limited', 'company', 'corporation', 'incorporated', '
 /** Long honorifics likewise ("Genera", "Profesor"). */
 const LONG_HONORIFICS = ['general', 'colonel', 'professor', 'captain', 'brigadier', 'admiral', 'sheikh']
 
+/**
+ * Answers of closeTo per form list, by word: the index build asks about the same words (and
+ * adjacent pairs) of 55,000 names over and over, and each answer costs a string comparison
+ * per form. Cleared when it grows past CLOSE_TO_CACHE_MAX words, so queries cannot grow it.
+ */
+const closeToCache = new Map<readonly string[], Map<string, boolean>>()
+const CLOSE_TO_CACHE_MAX = 200_000
+
 function closeTo(word: string, forms: readonly string[]): boolean {
+  if (word.length < 5) return false
+  let cache = closeToCache.get(forms)
+  if (!cache) {
+    cache = new Map()
+    closeToCache.set(forms, cache)
+  }
+  const known = cache.get(word)
+  if (known !== undefined) return known
+  let close = false
   for (const form of forms) {
-    if (Math.abs(form.length - word.length) <= 2 && word.length >= 5 && wordSimilarity(word, form) >= 0.83) {
-      return true
+    if (Math.abs(form.length - word.length) <= 2 && wordSimilarity(word, form) >= 0.83) {
+      close = true
+      break
     }
   }
-  return false
+  if (cache.size >= CLOSE_TO_CACHE_MAX) cache.clear()
+  cache.set(word, close)
+  return close
+}
+
+const PHRASE_FORMS = [...new Set(LEGAL_PHRASES.flat().filter((form) => form.length > 2))]
+const phraseFormsCache = new Map<string, ReadonlySet<string>>()
+
+/** The legal-phrase words a word stands for (Jaro-Winkler 0.85 or more), once per word (see closeToCache). */
+function phraseFormsOf(word: string): ReadonlySet<string> {
+  let forms = phraseFormsCache.get(word)
+  if (forms === undefined) {
+    forms = new Set(PHRASE_FORMS.filter((form) => jaroWinkler(word, form) >= 0.85))
+    if (phraseFormsCache.size >= CLOSE_TO_CACHE_MAX) phraseFormsCache.clear()
+    phraseFormsCache.set(word, forms)
+  }
+  return forms
 }
 
 /** Marks the words of written-out legal forms (LEGAL_PHRASES) found in a folded name. */
@@ -248,7 +282,7 @@ function legalPhraseWords(words: readonly string[]): Set<number> {
       for (let i = 0; i < phrase.length && all; i++) {
         const word = words[start + i]!
         const form = phrase[i]!
-        all = word === form || (form.length > 2 && jaroWinkler(word, form) >= 0.85)
+        all = word === form || phraseFormsOf(word).has(form)
       }
       if (all) for (let i = 0; i < phrase.length; i++) marked.add(start + i)
     }
