@@ -233,10 +233,20 @@ const LONG_HONORIFICS = ['general', 'colonel', 'professor', 'captain', 'brigadie
 /**
  * Answers of closeTo per form list, by word: the index build asks about the same words (and
  * adjacent pairs) of 55,000 names over and over, and each answer costs a string comparison
- * per form. Cleared when it grows past CLOSE_TO_CACHE_MAX words, so queries cannot grow it.
+ * per form. Dropped after each build (forgetNameAnalysisAnswers) and whenever it grows past
+ * CLOSE_TO_CACHE_MAX words, so queries cannot grow it without bound.
  */
 const closeToCache = new Map<readonly string[], Map<string, boolean>>()
-const CLOSE_TO_CACHE_MAX = 200_000
+const CLOSE_TO_CACHE_MAX = 100_000
+
+/**
+ * Drops the legal-form answers kept per word (closeTo, phraseFormsOf): called when an index
+ * build is done, so the memory they take lasts as long as the build, not as long as the index.
+ */
+export function forgetNameAnalysisAnswers(): void {
+  closeToCache.clear()
+  phraseFormsCache.clear()
+}
 
 function closeTo(word: string, forms: readonly string[]): boolean {
   if (word.length < 5) return false
