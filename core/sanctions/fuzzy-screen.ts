@@ -25,7 +25,7 @@ import {
   type MatchEvidence,
 } from './match-evidence.ts'
 import { nameKeys } from './name-normaliser.ts'
-import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
+import { jaroWinkler, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
 import { REF_SLOTS, type SanctionsIndex } from './sanctions-index.ts'
 import {
   baseMatch,
@@ -321,9 +321,13 @@ export function compareNameParts(
     method = 'variant'
   }
   let close = -1
+  // Skipped when even its upper bound could not pair the words (PART_FLOOR) nor back a
+  // phonetic pair (PHONETIC_MIN_SIMILARITY): the outcome is the same, without the comparison.
+  const needed = samePhoneticKey && a[0] === b[0] ? PHONETIC_MIN_SIMILARITY : PART_FLOOR
   if (
-    (Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
-    isShortWordTruncation(a, b)
+    ((Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
+      isShortWordTruncation(a, b)) &&
+    wordSimilarityBound(a, b) >= needed - 1e-9
   ) {
     close = wordSimilarity(a, b)
     if (close > sim) {
