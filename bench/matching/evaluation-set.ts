@@ -39,7 +39,9 @@ import type { SanctionsAlias, SanctionsEntry } from '../../core/sanctions/types.
  *   Cyrillic or Arabic names only (their Latin names removed, as if the list published no Latin
  *   spelling) and the query is one of the Latin names the list does publish for them. Persons
  *   only: an organisation's Latin name is usually a translation ("Company" for "شركة"), which
- *   no spelling rule can find, not a spelling.
+ *   no spelling rule can find, not a spelling. A Latin name that is another name of the person
+ *   (at most one word in common with every indexed Cyrillic or Arabic name: spellsTheSameName)
+ *   is marked `otherName` and reported apart: no reading of the letters can find it.
  *
  * Hard negatives (nothing should be found): a query is kept only when no listed name
  * (of any entry, in any script after the exact normaliser) contains all its words:
@@ -72,12 +74,85 @@ export interface EvaluationQuery {
   expected: string | null
   /** What the query was made from, for reading failures. */
   source?: string
+  /**
+   * Cross-script kinds only: the Latin name the list gives is another name of the person, not a
+   * spelling of the indexed Cyrillic or Arabic one (spellsTheSameName). Reported apart.
+   */
+  otherName?: boolean
 }
 
 export interface EvaluationSet {
   /** The entries to index: the lists, with the cross-script entries' Latin names removed. */
   entries: SanctionsEntry[]
   queries: EvaluationQuery[]
+}
+
+/**
+ * Consonants of a romanised word: letters only, the usual romanisation alternations merged
+ * (kh/k, gh/q/k/c, th/s, sh/ch/s, dh/z), doubled letters once, vowels and the glides w/v/y out.
+ */
+function consonantsOfWord(word: string): string {
+  return word
+    .toLowerCase()
+    .replace(/[^a-z]/g, '')
+    .replace(/kh|gh|q|c(?!h)/g, 'k')
+    .replace(/th|sh|ch/g, 's')
+    .replace(/dh/g, 'z')
+    .replace(/(.)\1+/g, '$1')
+    .replace(/[aeiouwvy]/g, '')
+}
+
+function levenshtein(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/**
+ * Whether a Latin name the list gives is a spelling of a listed Cyrillic or Arabic name rather
+ * than another name of the same person (a nickname, a kunya such as "Abu Javad", a name used
+ * elsewhere): at least two of its words (one when either name has one word) agree with words
+ * of the other name romanised by the `transliteration` library, consonants compared loosely
+ * (Levenshtein distance at most half the longer or 1, or the same first consonant for a word of
+ * one or two). Deliberately lenient, so only names with at most one word in common are set apart;
+ * it shares nothing with the matcher.
+ */
+export function spellsTheSameName(latin: string, script: string): boolean {
+  const latinTokens = nameTokens(latin)
+  const scriptTokens = nameTokens(transliterate(script.replace(/ё/g, 'е')))
+  // Each word, and each two adjacent words written as one (a compound written apart in one
+  // script and joined in the other: "Zarringhalam" / زرین قلم, "Gholam Reza" / غلامرضا).
+  const withJoined = (tokens: string[]) => [
+    ...tokens,
+    ...tokens.slice(1).map((token, i) => tokens[i]! + token),
+  ]
+  const latinWords = withJoined(latinTokens).map(consonantsOfWord).filter(Boolean)
+  const scriptWords = withJoined(scriptTokens).map(consonantsOfWord).filter(Boolean)
+  if (latinWords.length === 0 || scriptWords.length === 0) return false
+  const agree = (a: string, b: string) =>
+    levenshtein(a, b) <= Math.max(1, Math.max(a.length, b.length) / 2) ||
+    (Math.min(a.length, b.length) <= 2 && a[0] === b[0])
+  const used = new Set<number>()
+  let agreeing = 0
+  // Longer words first, so an article ("El") does not take the word its name needs ("Zein" / الزين).
+  for (const word of [...latinWords].sort((x, y) => y.length - x.length)) {
+    const at = scriptWords.findIndex((other, i) => !used.has(i) && agree(word, other))
+    if (at >= 0) {
+      used.add(at)
+      agreeing++
+    }
+  }
+  return agreeing >= Math.min(2, latinTokens.length, scriptTokens.length)
 }
 
 /** mulberry32: small, seedable, good enough to sample and mutate. */
@@ -216,7 +291,14 @@ export function generateEvaluationSet(
       const [first, ...rest] = scriptNames
       masked.set(idOf(entry), { ...entry, name: first!.name, aliases: rest })
       used.add(idOf(entry))
-      queries.push({ kind, name: query, expected: idOf(entry), source: first!.name })
+      const other = !scriptNames.some((alias) => spellsTheSameName(query, alias.name))
+      queries.push({
+        kind,
+        name: query,
+        expected: idOf(entry),
+        source: first!.name,
+        ...(other ? { otherName: true } : {}),
+      })
       count++
     }
   }

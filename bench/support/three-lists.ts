@@ -37,23 +37,51 @@ export async function threeListEnv(): Promise<Record<string, string>> {
   }
 }
 
+/** How the screen bodies ask: the matching mode, and whether listed names are also misspelled. */
+export interface ScreenBodyOptions {
+  /** Sent as `match` when given (no field: the exact default). */
+  match?: 'exact' | 'fuzzy'
+  /**
+   * A third of the listed names with one letter left out (which only the fuzzy mode finds), a
+   * third reversed, a third as listed; otherwise half reversed, half as listed.
+   */
+  misspelled?: boolean
+}
+
 /**
  * 200 POST /v1/sanctions/screen bodies: every other one a listed name (each of `listed` in turn,
- * every second time with its words reversed), the others names on no list.
+ * written as `options` says), the others names on no list.
  */
-export function screenBodies(listed: readonly string[] = LISTED_NAMES): string[] {
+export function screenBodies(
+  listed: readonly string[] = LISTED_NAMES,
+  options: ScreenBodyOptions = {},
+): string[] {
   if (listed.length === 0) throw new Error('no listed name to screen')
+  const match = options.match ? { match: options.match } : {}
   return Array.from({ length: 200 }, (_, i) => {
-    if (i % 2 === 1) return JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL' })
+    if (i % 2 === 1) return JSON.stringify({ name: `Unlisted Trading Company ${i}`, country: 'NL', ...match })
     const name = listed[(i / 2) % listed.length]!
-    return JSON.stringify({ name: i % 4 === 0 ? name : nameTokens(name).reverse().join(' ') })
+    const reversed = () => nameTokens(name).reverse().join(' ')
+    const written = options.misspelled
+      ? i % 6 === 0
+        ? name
+        : i % 6 === 2
+          ? reversed()
+          : name.replace(/[aeiou](?=[a-z]*$)/i, '')
+      : i % 4 === 0
+        ? name
+        : reversed()
+    return JSON.stringify({ name: written, ...match })
   })
 }
 
 /** The screen bodies for a service that loaded the lists in-process: its listed names only. */
-export function screenBodiesOn(service: Service): string[] {
+export function screenBodiesOn(service: Service, options: ScreenBodyOptions = {}): string[] {
   const lists = service.runtime.deps.sanctionsLists!
-  return screenBodies(LISTED_NAMES.filter((name) => lists.screenName(name).status === 'ok'))
+  return screenBodies(
+    LISTED_NAMES.filter((name) => lists.screenName(name).status === 'ok'),
+    options,
+  )
 }
 
 /** Creates a funded live key through the operator route of a running service. */

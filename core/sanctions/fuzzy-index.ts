@@ -1,6 +1,7 @@
 import {
   type AnalysedName,
   analyseName,
+  forgetNameAnalysisAnswers,
   isAbjad,
   type NamePartRole,
   type NameScript,
@@ -224,6 +225,8 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
       addName(analyseName(entry.aliases[slot]!.name, kind), entryIndex, slot + 1)
     }
   }
+
+  forgetNameAnalysisAnswers()
 
   const nameCount = nameEntry.length
   const counts = new Uint32Array(tokens.length + 1)

@@ -217,22 +217,70 @@ const LEGAL_PHRASES: readonly (readonly string[])[] = [
   ['sociedad', 'anonima'],
   ['societe', 'anonyme'],
   ['sociedad', 'limitada'],
-  ['shrkh'],
-  ['mussh'],
-  ['lmhdwdh'],
 ]
+/**
+ * Arabic legal-form words as any-ascii folds them: sharika (شركة, company), mu'assasa (مؤسسة,
+ * establishment), al-mahduda (المحدودة, limited), from rigour's org symbols. Equal text only:
+ * they are folded Arabic letters, not Latin words a typo could reach, and compared loosely
+ * "mussh" would take the common given name "Mussa" (Musa) for a legal form.
+ */
+const ARABIC_LEGAL_WORDS = new Set(['shrkh', 'mussh', 'lmhdwdh'])
 /** Long legal-form words that a typo should not turn into name words ("limiwed", "compnay"). */
 const LONG_LEGAL_FORMS = ['limited', 'company', 'corporation', 'incorporated', 'gesellschaft']
 /** Long honorifics likewise ("Genera", "Profesor"). */
 const LONG_HONORIFICS = ['general', 'colonel', 'professor', 'captain', 'brigadier', 'admiral', 'sheikh']
 
+/**
+ * Answers of closeTo per form list, by word: the index build asks about the same words (and
+ * adjacent pairs) of 55,000 names over and over, and each answer costs a string comparison
+ * per form. Dropped after each build (forgetNameAnalysisAnswers) and whenever it grows past
+ * CLOSE_TO_CACHE_MAX words, so queries cannot grow it without bound.
+ */
+const closeToCache = new Map<readonly string[], Map<string, boolean>>()
+const CLOSE_TO_CACHE_MAX = 100_000
+
+/**
+ * Drops the legal-form answers kept per word (closeTo, phraseFormsOf): called when an index
+ * build is done, so the memory they take lasts as long as the build, not as long as the index.
+ */
+export function forgetNameAnalysisAnswers(): void {
+  closeToCache.clear()
+  phraseFormsCache.clear()
+}
+
 function closeTo(word: string, forms: readonly string[]): boolean {
+  if (word.length < 5) return false
+  let cache = closeToCache.get(forms)
+  if (!cache) {
+    cache = new Map()
+    closeToCache.set(forms, cache)
+  }
+  const known = cache.get(word)
+  if (known !== undefined) return known
+  let close = false
   for (const form of forms) {
-    if (Math.abs(form.length - word.length) <= 2 && word.length >= 5 && wordSimilarity(word, form) >= 0.83) {
-      return true
+    if (Math.abs(form.length - word.length) <= 2 && wordSimilarity(word, form) >= 0.83) {
+      close = true
+      break
     }
   }
-  return false
+  if (cache.size >= CLOSE_TO_CACHE_MAX) cache.clear()
+  cache.set(word, close)
+  return close
+}
+
+const PHRASE_FORMS = [...new Set(LEGAL_PHRASES.flat().filter((form) => form.length > 2))]
+const phraseFormsCache = new Map<string, ReadonlySet<string>>()
+
+/** The legal-phrase words a word stands for (Jaro-Winkler 0.85 or more), once per word (see closeToCache). */
+function phraseFormsOf(word: string): ReadonlySet<string> {
+  let forms = phraseFormsCache.get(word)
+  if (forms === undefined) {
+    forms = new Set(PHRASE_FORMS.filter((form) => jaroWinkler(word, form) >= 0.85))
+    if (phraseFormsCache.size >= CLOSE_TO_CACHE_MAX) phraseFormsCache.clear()
+    phraseFormsCache.set(word, forms)
+  }
+  return forms
 }
 
 /** Marks the words of written-out legal forms (LEGAL_PHRASES) found in a folded name. */
@@ -244,11 +292,12 @@ function legalPhraseWords(words: readonly string[]): Set<number> {
       for (let i = 0; i < phrase.length && all; i++) {
         const word = words[start + i]!
         const form = phrase[i]!
-        all = word === form || (form.length > 2 && jaroWinkler(word, form) >= 0.85)
+        all = word === form || phraseFormsOf(word).has(form)
       }
       if (all) for (let i = 0; i < phrase.length; i++) marked.add(start + i)
     }
   }
+  for (let i = 0; i < words.length; i++) if (ARABIC_LEGAL_WORDS.has(words[i]!)) marked.add(i)
   // A legal-form word split in two ("lia bility", "comp any").
   for (let i = 0; i + 1 < words.length; i++) {
     const joined = words[i]! + words[i + 1]!
@@ -434,7 +483,7 @@ export function skeletonLetters(text: string): string {
 
 /** Vowels and glides out, doubled letters once, a final h (ta marbuta) dropped. */
 function finishSkeleton(letters: string): string {
-  const value = letters.replace(/[aeiouywv0-9]/g, '').replace(/(.)\1+/g, '$1')
+  const value = letters.replace(/(.)\1+/g, '$1').replace(/[aeiouywv0-9]/g, '')
   return value.endsWith('h') && value.length > 2 ? value.slice(0, -1) : value
 }
 
@@ -464,7 +513,8 @@ export function consonantSkeleton(text: string): string {
  * - dh: ذ ض ظ, or د + ه ("Dehghan" is not one, but "Adham" / أدهم is);
  * - zh: ژ ("Nezhad" / نژاد, also spelled "Nejad"), or ز + ه;
  * - c: ک, or چ (Turkish ç);
- * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران).
+ * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران);
+ * - v: و in Persian spellings, or ف in Arabic spellings of European names ("David" / ديفيد).
  */
 const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['sch', ['s']],
@@ -485,6 +535,7 @@ const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['q', ['k']],
   ['z', ['d']],
   ['p', ['b']],
+  ['v', ['v', 'f']],
 ]
 /** Readings of a Latin part kept at most (the product of its ambiguous letters). */
 const MAX_SKELETON_READINGS = 12
@@ -494,8 +545,8 @@ const CONSONANT_GLIDES: Readonly<Record<string, string>> = { w: 'W', v: 'W', y: 
 /** Vowels and glides out (consonant glides kept), doubled letters once. */
 function consonantsOf(letters: string): string {
   return letters
-    .replace(/[aeiouywv0-9]/g, '')
     .replace(/(.)\1+/g, '$1')
+    .replace(/[aeiouywv0-9]/g, '')
     .toLowerCase()
 }
 
@@ -546,6 +597,13 @@ const ABJAD_LETTER_CLASSES: Readonly<Record<string, string>> = {
   چ: 'c',
   // ژ is "zh": it is spelled j as often ("Nejad" / نژاد).
   ژ: 'j',
+  // Alef (and the hamza letters) is a vowel that any-ascii leaves out; it keeps two equal
+  // consonants apart (عدنان is d-n-n, as "Adnan" is), as a Latin vowel does.
+  ا: 'a',
+  أ: 'a',
+  إ: 'a',
+  ء: 'a',
+  ع: 'a',
 }
 /** Letters that may end a word as a vowel (ta marbuta, final heh): "Fatima" / فاطمة, "Nehme" / نعمة. */
 const FINAL_VOWEL_LETTERS = new Set(['ة', 'ه', 'ۀ'])

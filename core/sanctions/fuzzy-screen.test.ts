@@ -174,6 +174,66 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
   })
 })
 
+describe('screenNameFuzzy: a query that says more than the listed name', () => {
+  // Real list names (OFAC SDN); the queries are Latin names the list gives for the same person.
+  const listed = buildSanctionsIndexFromEntries([
+    entry('d1', 'فراهانی, مجید'),
+    entry('d2', 'دهقان, هادی'),
+    entry('d3', 'المسلم, علي سعيد'),
+    entry('d4', 'دودين, موسى محمد سالم'),
+    entry('d5', 'ديفيد, يافي'),
+    entry('d6', 'USHKO, Sergey'),
+    entry('d7', 'JSC ANGSTREM-T', { entry_type: 'entity' }),
+    entry('d8', 'عياد, عدنان علي'),
+    entry('d9', 'Abdul Rahman'),
+  ])
+  const found = (name: string) => screenNameFuzzy(listed, name).matches.map((match) => match.entry_id)
+
+  it('finds a listed person whose every word the query matches, with a family or father name more', () => {
+    expect(found('Majid Dastjani Farahani')).toEqual(['d1'])
+    // Short skeletons (Hadi / هادی: h-d) pair at 0.85 only: the extra word leaves it under 0.78.
+    const two = screenNameFuzzy(listed, 'Hadi Dehghan Chenari', { threshold: 0.6 }).matches[0]!
+    expect(two.entry_id).toBe('d2')
+    expect(two.score_breakdown.unmatched_query_parts).toEqual(['chenari'])
+    const match = screenNameFuzzy(listed, 'Majid Dastjani Farahani').matches[0]!
+    expect(match.score_breakdown.unmatched_query_parts).toEqual(['dastjani'])
+    expect(match.score_breakdown.unmatched_listed_parts).toEqual([])
+  })
+
+  it('does not do so for organisations, nor for a patronymic the list does not give', () => {
+    // Another word makes another organisation.
+    expect(found('FONDOVYI ANGSTREM-T')).toEqual([])
+    // The patronymic tells a father from his son of the same given name and surname.
+    expect(found('Sergey Aleksandrovich USHKO')).toEqual([])
+    expect(found('Sergey USHKO')).toEqual(['d6'])
+    // Another given name in front of a listed name is another person of that family.
+    expect(found('Yurii ABDUL RAHMAN')).toEqual([])
+    expect(found('Abdul Rahman')).toEqual(['d9'])
+  })
+
+  it('pairs a Latin word with one Arabic word rather than two Latin words with it on a tie', () => {
+    // "Ali Mossalem" read as one word is المسلم too; Ali is علي.
+    expect(found('Ali Mossalem')).toEqual(['d3'])
+  })
+
+  it('reads "Mussa" as a name, not as the Arabic legal-form word mu\'assasa', () => {
+    expect(analyseName('Mussa Dodin').parts.map((part) => part.role)).toEqual(['name', 'name'])
+    expect(analyseName('مؤسسة البناء').parts.map((part) => part.role)).toEqual(['legal_form', 'name'])
+    const match = screenNameFuzzy(listed, 'Mussa Dodin', { threshold: 0.6 }).matches[0]!
+    expect(match.entry_id).toBe('d4')
+    expect(match.score_breakdown.parts.map((part) => part.query)).toEqual(['dodin', 'mussa'])
+  })
+
+  it('keeps equal consonants a vowel separates, and reads v as ف', () => {
+    expect(consonantSkeleton('adnan')).toBe('dnn')
+    expect(abjadSkeleton('عدنان')).toBe('dnn')
+    expect(consonantSkeleton('muhammad')).toBe('mhmd')
+    expect(found('Adnan Ayad')).toEqual(['d8'])
+    expect(consonantSkeletons('david')).toContain('dfd')
+    expect(found('Yafi DAVID')).toEqual(['d5'])
+  })
+})
+
 describe('screenNameFuzzy', () => {
   it('finds a typo, another transliteration and a name variant, and says how', () => {
     expect(first('Vladimir Putim')).toMatchObject({ entry_id: '1', match_type: 'name_fuzzy' })

@@ -25,7 +25,7 @@ import {
   type MatchEvidence,
 } from './match-evidence.ts'
 import { nameKeys } from './name-normaliser.ts'
-import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
+import { jaroWinkler, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
 import { REF_SLOTS, type SanctionsIndex } from './sanctions-index.ts'
 import {
   baseMatch,
@@ -135,6 +135,14 @@ const ROLE_WEIGHT: Readonly<Record<NamePartRole, number>> = {
   legal_form: 0,
 }
 const UNMATCHED_LISTED_FACTOR = 0.25
+/**
+ * What an unmatched query word costs when the listed name is wholly matched (two name words or
+ * more): a query with more detail than the list (yente's and Watchman's "query has more
+ * detail"), not another person. Still more than an unmatched listed word costs.
+ */
+const QUERY_DETAIL_FACTOR = 0.35
+/** Russian, Ukrainian and Belarusian patronymics as Latin spellings write them. */
+const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|ivna|ichna|ovič|evič)$/
 const PART_FLOOR = 0.8
 const WEAK_ALIAS_FACTOR = 0.9
 const CROSS_SEGMENT_FACTOR = 0.5
@@ -184,6 +192,8 @@ interface PairResult {
 
 interface QueryPart extends NamePart {
   abjad: boolean
+  /** A Slavic patronymic ("Aleksandrovich"): an unmatched one costs in full (QUERY_DETAIL_FACTOR). */
+  patronymic: boolean
   /** Role weight x rarity of the part in the lists (1 when no listed name has it). */
   weight: number
   /** Listed token id -> comparison (only those at PART_FLOOR or more). */
@@ -311,9 +321,13 @@ export function compareNameParts(
     method = 'variant'
   }
   let close = -1
+  // Skipped when even its upper bound could not pair the words (PART_FLOOR) nor back a
+  // phonetic pair (PHONETIC_MIN_SIMILARITY): the outcome is the same, without the comparison.
+  const needed = samePhoneticKey && a[0] === b[0] ? PHONETIC_MIN_SIMILARITY : PART_FLOOR
   if (
-    (Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
-    isShortWordTruncation(a, b)
+    ((Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
+      isShortWordTruncation(a, b)) &&
+    wordSimilarityBound(a, b) >= needed - 1e-9
   ) {
     close = wordSimilarity(a, b)
     if (close > sim) {
@@ -384,7 +398,8 @@ function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organiz
       const weight = ROLE_WEIGHT[part.role] * (id === undefined ? 1 : fuzzy.tokenWeight[id]!)
       const abjad = isAbjad(part.script)
       const skeletons = abjad ? part.skeletons : consonantSkeletons(part.text)
-      return { ...part, abjad, skeletons, weight, matches: new Map() }
+      const patronymic = part.role === 'name' && SLAVIC_PATRONYMIC.test(part.text)
+      return { ...part, abjad, skeletons, weight, patronymic, matches: new Map() }
     })
   for (const part of parts) {
     if (part.role !== 'name') continue
@@ -516,7 +531,7 @@ const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[
 function byPairOrder(a: Pair, b: Pair): number {
   const widthA = (a.q1 >= 0 ? 2 : 1) + (a.l1 >= 0 ? 2 : 1)
   const widthB = (b.q1 >= 0 ? 2 : 1) + (b.l1 >= 0 ? 2 : 1)
-  return b.sim - a.sim || widthB - widthA || a.l0 - b.l0
+  return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
 }
 
 function listedWeight(fuzzy: FuzzyIndex, p: number): number {
@@ -534,6 +549,7 @@ function scoreName(
   name: number,
   joined: readonly JoinedMatch[],
   split: readonly SplitMatch[],
+  person: boolean,
 ): NameScore | null {
   const start = fuzzy.partStart[name]!
   const end = fuzzy.partStart[name + 1]!
@@ -631,6 +647,7 @@ function scoreName(
 
   const unmatchedQuery: number[] = []
   let queryRest = 0
+  let queryDetail = 0
   let queryNames = 0
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
@@ -638,7 +655,8 @@ function scoreName(
     if (part.role === 'name') queryNames++
     if ((usedQuery & (1 << q)) !== 0) continue
     unmatchedQuery.push(q)
-    queryRest += part.weight
+    if (part.patronymic) queryRest += part.weight
+    else queryDetail += part.weight
   }
   const unmatchedListed: number[] = []
   const ignoredListed: number[] = []
@@ -653,7 +671,22 @@ function scoreName(
     listedRest += listedWeight(fuzzy, p)
   }
   if (alignedNames === 0 || alignedNames < Math.min(2, queryNames, fuzzy.nameWords[name]!)) return null
-  const denominator = aligned + queryRest + UNMATCHED_LISTED_FACTOR * listedRest
+  // The query says more than the listed name (a father's or family name the list leaves out:
+  // "Majid Dastjani Farahani" / فراهانی, مجید): when every listed name word is matched, and two
+  // or more of them, the query's extra words cost less than words the listed name lacks.
+  // Persons only: an organisation with another word is another organisation ("Angstrem-T" /
+  // "Fondovyi Angstrem-T"). A patronymic the query adds costs in full: it is what tells a father
+  // from his son of the same given name and surname ("Sergey Aleksandrovich Ushko" / "Ushko, Sergey").
+  // The query's first name word (its given name) must be matched: another given name in front
+  // of a listed name is another person of that family ("Yurii Abdul Rahman" / "Abdul Rahman").
+  let listedNamesLeft = 0
+  for (const p of unmatchedListed) if (fuzzy.partRole[p] === NAME_ROLE) listedNamesLeft++
+  let firstName = -1
+  for (let q = 0; q < query.length && firstName < 0; q++) if (query[q]!.role === 'name') firstName = q
+  const givenNameMatched = firstName >= 0 && (usedQuery & (1 << firstName)) !== 0
+  const queryFactor =
+    person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2 ? QUERY_DETAIL_FACTOR : 1
+  const denominator = aligned + queryRest + queryFactor * queryDetail + UNMATCHED_LISTED_FACTOR * listedRest
   if (denominator <= 0) return null
   let score = weighted / denominator
   // One distinctive word on each side ("Russel Inc" / "Russul OOO"): one letter is the name.
@@ -677,6 +710,7 @@ function scoreBound(
   name: number,
   best: Float64Array,
 ): number {
+  // Only persons' names get QUERY_DETAIL_FACTOR; a bound may assume it for every name.
   const start = fuzzy.partStart[name]!
   const end = fuzzy.partStart[name + 1]!
   best.fill(0, 0, query.length)
@@ -699,12 +733,14 @@ function scoreBound(
   }
   let weighted = 0
   let total = 0
+  // Unmatched query words may cost QUERY_DETAIL_FACTOR only when every listed word is matched.
+  const unmatchedCost = listedRest === 0 ? QUERY_DETAIL_FACTOR : 1
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
     const weight = part.weight
     weighted += weight * best[q]!
-    total += weight
+    total += best[q]! > 0 || part.patronymic ? weight : unmatchedCost * weight
   }
   return total === 0 ? 1 : weighted / (total + UNMATCHED_LISTED_FACTOR * listedRest)
 }
@@ -901,7 +937,8 @@ export function screenNameFuzzy(
             : isWeak(alias)
               ? MATCH_SCORES.weakAlias
               : MATCH_SCORES.strongAlias
-        const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], []) : null
+        const person = index.entries[entryIndex]!.entry_type === 'person'
+        const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
         const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
         offer({
           entryIndex,
@@ -930,11 +967,11 @@ export function screenNameFuzzy(
   const bestSims = new Float64Array(query.length)
   for (const n of candidateNames(fuzzy, query, joined, split)) {
     if (!hasAnyToken(fuzzy, n, twoForOne) && scoreBound(fuzzy, query, n, bestSims) < floor) continue
-    const detail = scoreName(fuzzy, query, n, joined, split)
-    if (!detail) continue
     const entryIndex = fuzzy.nameEntry[n]!
-    const slot = fuzzy.nameSlot[n]!
     const entry = index.entries[entryIndex]!
+    const detail = scoreName(fuzzy, query, n, joined, split, entry.entry_type === 'person')
+    if (!detail) continue
+    const slot = fuzzy.nameSlot[n]!
     const factor = isWeak(aliasOf(entry, slot)) ? WEAK_ALIAS_FACTOR : 1
     const nameScore = detail.score * factor
     if (nameScore < floor / WEAK_ALIAS_FACTOR) continue

@@ -42,3 +42,36 @@ export function wordSimilarity(a: string, b: string): number {
   if (a === b) return 1
   return (jaroWinkler(a, b) + damerauSimilarity(a, b)) / 2
 }
+
+const letterCounts = new Int32Array(65536)
+
+/**
+ * An upper bound of wordSimilarity that costs one pass over both words, so the candidates that
+ * cannot reach a floor are not compared at all (most of those a common ending such as "-ing"
+ * brings). Each edit changes at most one letter of each word's letter multiset, so the
+ * Damerau-Levenshtein distance is at least the larger count of letters one word has and the
+ * other lacks; Jaro-Winkler is at most 1.
+ */
+export function wordSimilarityBound(a: string, b: string): number {
+  if (a === b) return 1
+  for (let i = 0; i < a.length; i++) letterCounts[a.charCodeAt(i)]!++
+  for (let i = 0; i < b.length; i++) letterCounts[b.charCodeAt(i)]!--
+  let onlyA = 0
+  let onlyB = 0
+  // Each letter is counted once (its count then reset): positive, a has more; negative, b has.
+  for (let i = 0; i < a.length; i++) {
+    const code = a.charCodeAt(i)
+    const count = letterCounts[code]!
+    if (count > 0) onlyA += count
+    else if (count < 0) onlyB -= count
+    letterCounts[code] = 0
+  }
+  for (let i = 0; i < b.length; i++) {
+    const code = b.charCodeAt(i)
+    const count = letterCounts[code]!
+    if (count < 0) onlyB -= count
+    letterCounts[code] = 0
+  }
+  const longer = Math.max(a.length, b.length)
+  return (1 + 1 - Math.max(onlyA, onlyB) / longer) / 2
+}
