@@ -108,6 +108,12 @@ const VERDICT_TEXT: Readonly<Record<ReportVerdict, { title: string; text: string
   },
 }
 
+/**
+ * A short code kept on one line (a programme such as RUSSIA-EO14024, a date): a line never breaks
+ * at its hyphens. A long one (past 32 characters) is left to wrap, so it cannot widen the page.
+ */
+const unbroken = (value: string | null | undefined) =>
+  value && value.length <= 32 ? `<span class="nowrap">${esc(value)}</span>` : esc(value)
 const row = (cells: readonly unknown[]) => `<tr>${cells.map((cell) => `<td>${esc(cell)}</td>`).join('')}</tr>`
 const head = (cells: readonly string[]) => `<tr>${cells.map((cell) => `<th>${esc(cell)}</th>`).join('')}</tr>`
 /**
@@ -169,7 +175,7 @@ table{border-collapse:collapse;width:100%;max-width:100%;font-size:.9em;margin:.
 td,th{border:1px solid #bbb;padding:.3em .5em;text-align:left;vertical-align:top}
 th{background:#f1f1f1;hyphens:none;overflow-wrap:break-word}
 tr{break-inside:avoid}
-code{word-break:break-all;font-size:.8em}.empty{color:#555}
+code{word-break:break-all;font-size:.8em}.empty{color:#555}.nowrap{white-space:nowrap}
 .match td{background:#fde8e8;-webkit-print-color-adjust:exact;print-color-adjust:exact}
 @media print{body{margin:0;max-width:none}}
 </style>
@@ -205,16 +211,14 @@ ${
         .map(
           (match) =>
             `<tr class="match">${[
-              match.list,
-              match.entry_id,
-              match.matched_name,
-              match.programmes?.length ? match.programmes.join(', ') : null,
-              match.listed_on,
-              match.match_score,
-              labelOf(match.match_type),
-            ]
-              .map((cell) => `<td>${esc(cell)}</td>`)
-              .join('')}</tr>`,
+              `<td>${esc(match.list)}</td>`,
+              `<td>${esc(match.entry_id)}</td>`,
+              `<td>${esc(match.matched_name)}</td>`,
+              `<td>${match.programmes?.length ? match.programmes.map(unbroken).join(', ') : esc(null)}</td>`,
+              `<td>${unbroken(match.listed_on)}</td>`,
+              `<td>${esc(match.match_score)}</td>`,
+              `<td>${esc(labelOf(match.match_type))}</td>`,
+            ].join('')}</tr>`,
         )
         .join('')}</table>`
 }

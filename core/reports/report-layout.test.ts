@@ -23,7 +23,7 @@ const REPORT = {
         list: 'OFAC SDN',
         entry_id: LONG,
         matched_name: LONG,
-        programmes: WORDS.split(', '),
+        programmes: [...WORDS.split(', '), 'RUSSIA-EO14024', `LONG-${LONG}`],
         listed_on: '2022-04-07',
         match_score: 0.9,
         match_type: 'name_exact',
@@ -93,7 +93,14 @@ describe('the report page printed on A4', () => {
           .map((cell) => cell.textContent?.slice(0, 30)),
       )
       const [width, pageWidth] = await page.$eval('html', (root) => [root.clientWidth, root.scrollWidth])
+      // Short codes (programmes, dates) stay whole: a line never breaks at their hyphens.
+      const brokenCodes = await page.$$eval('.nowrap', (nodes) =>
+        nodes.filter((node) => node.getClientRects().length !== 1).map((node) => node.textContent),
+      )
+      const codes = await page.$$eval('.nowrap', (nodes) => nodes.map((node) => node.textContent))
       return {
+        brokenCodes,
+        codes,
         width,
         pageWidth,
         tables: tables.length,
@@ -106,5 +113,8 @@ describe('the report page printed on A4', () => {
     expect(overflow.tooWide).toEqual([])
     expect(overflow.overflowingCells).toEqual([])
     expect(overflow.pageWidth).toBeLessThanOrEqual(PRINTABLE_PX)
+    expect(overflow.codes).toEqual(expect.arrayContaining(['RUSSIA-EO14024', '2022-04-07']))
+    expect(overflow.codes).not.toContain(`LONG-${LONG}`)
+    expect(overflow.brokenCodes).toEqual([])
   }, 60_000)
 })
