@@ -23,9 +23,16 @@ export function statusOf(error: unknown): number {
   return 500
 }
 
+/**
+ * The answer the client closed the connection before receiving whole (the common "client closed
+ * request" code): usage reports count such calls apart from delivered 200s.
+ */
+export const UNDELIVERED_STATUS = 499
+
 /** The HTTP status of a recorded call outcome (usage reports count calls by status). */
 export function statusOfOutcome(outcome: UsageOutcome): number {
   if (outcome === 'ok') return 200
+  if (outcome === 'undelivered') return UNDELIVERED_STATUS
   if (outcome === 'payment_required') return 402
   return STATUS_BY_CODE[outcome]
 }

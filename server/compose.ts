@@ -251,6 +251,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       payments.stop()
       // Captures of answers just delivered are written before the database closes.
       await payments.reservations.drain()
+      baseKeys.close()
       await database.close()
     },
   }

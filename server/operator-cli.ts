@@ -67,8 +67,8 @@ export async function runOperatorCli(args: readonly string[], io: OperatorCliIo)
       return 2
     }
     const database = await io.openDatabase()
+    const keys = createApiKeyService({ db: database.db, clock: systemClock })
     try {
-      const keys = createApiKeyService({ db: database.db, clock: systemClock })
       if (command === 'maintenance') {
         const maintenance = createMaintenanceSwitch({ db: database.db, clock: systemClock })
         const action = positionals[0]
@@ -113,6 +113,7 @@ export async function runOperatorCli(args: readonly string[], io: OperatorCliIo)
         io.out(JSON.stringify(keyUsageView(record), null, 2))
       }
     } finally {
+      keys.close()
       await database.close()
     }
     return 0

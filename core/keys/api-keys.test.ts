@@ -4,7 +4,13 @@ import { DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../test/su
 import { ServiceError } from '../errors.ts'
 import { MAX_BALANCE_MICROS } from '../money.ts'
 import { createDatabase, type Database } from '../store/database.ts'
-import { type ApiKeyService, createApiKeyService, hashKey, KEY_CACHE_MS } from './api-keys.ts'
+import {
+  type ApiKeyService,
+  createApiKeyService,
+  hashKey,
+  KEY_CACHE_MS,
+  keyChangeListenerCount,
+} from './api-keys.ts'
 import { keyUsageView } from './key-views.ts'
 
 const ADMIN = 'operator-key-0123456789abcdef'
@@ -73,6 +79,28 @@ describe.each(DATABASE_KINDS)('API keys on %s', (kind) => {
     expect(await keys.authenticate(expiring.apiKey)).toMatchObject({ kind: 'key' })
     now = new Date(now.getTime() + 2000)
     await expectUnauthorized(expiring.apiKey, 'API key expired')
+  })
+})
+
+describe('key change listeners', () => {
+  it('are removed when a service closes: creating and closing 25 services leaves the count unchanged', async () => {
+    const database = await openTestDatabase('pglite')
+    try {
+      const clock = { now: () => new Date() }
+      const before = keyChangeListenerCount()
+      const open = Array.from({ length: 25 }, () => createApiKeyService({ db: database.db, clock }))
+      // Each open service listens (so the count measures something), until it is closed.
+      expect(keyChangeListenerCount()).toBe(before + 25)
+      for (const service of open) service.close()
+      expect(keyChangeListenerCount()).toBe(before)
+      open[0]!.close()
+      expect(keyChangeListenerCount()).toBe(before)
+      // A service without a cache never listened.
+      createApiKeyService({ db: database.db, clock, cacheMs: 0 }).close()
+      expect(keyChangeListenerCount()).toBe(before)
+    } finally {
+      await database.close()
+    }
   })
 })
 

@@ -71,6 +71,12 @@ export interface ApiKeyService {
    */
   /** What keys spent from their prepaid balances: one key's, or all keys' (revenue figures). */
   spentTotal(keyId?: string): Promise<Micros>
+  /**
+   * Stops listening to this process's key changes (the cache is dropped): a closed service keeps
+   * no listener, so a process that creates and closes services (tests, operator commands) does
+   * not grow the listener set. Calling it twice is harmless.
+   */
+  close(): void
 }
 
 export interface ApiKeyServiceOptions {
@@ -102,6 +108,11 @@ const REFRESH_AHEAD = 0.5
 const localKeyChanges = new Set<(keyId: string) => void>()
 function keyChanged(keyId: string): void {
   for (const listener of localKeyChanges) listener(keyId)
+}
+
+/** How many key services of this process listen to key changes now (one per open cached service). */
+export function keyChangeListenerCount(): number {
+  return localKeyChanges.size
 }
 
 /** Keys as the spec describes them: shown once, stored hashed, prefixed by mode. */
@@ -302,6 +313,12 @@ export function createApiKeyService({
         .from(apiKeys)
         .where(keyId === undefined ? undefined : eq(apiKeys.id, keyId))
       return BigInt(row?.total ?? 0)
+    },
+
+    close() {
+      localKeyChanges.delete(forget)
+      cache.clear()
+      hashesById.clear()
     },
   }
 }

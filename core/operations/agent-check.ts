@@ -2,7 +2,12 @@ import { type Address, formatUnits, getAddress } from 'viem'
 import { z } from 'zod'
 import { assessWalletRisk, decideVerdict, webScore } from '../checks/agent-assessment.ts'
 import { PRICES } from '../payments/pricing.ts'
-import { ADDRESS_SCREEN_LISTS, noCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
+import {
+  ADDRESS_SCREEN_LISTS,
+  coverageGaps,
+  noCoverage,
+  SanctionsCoverageSchema,
+} from '../sanctions/coverage.ts'
 import type { AgentChainSnapshot } from '../sources/agent-chain.ts'
 import type { SourceResult } from '../sources/source-result.ts'
 import { domainSchema, evmAddressSchema, validateDomain } from '../validate/index.ts'
@@ -259,9 +264,12 @@ function sanctionsPart(
       list_as_of: null,
       list_status: listStatus,
     }
+  // A stale OFAC list screened the address against what it said then, not today: a hit is still
+  // a hit (block), but "not listed" is only partial and the verdict is never proceed.
+  const stale = coverage.status !== 'complete'
   return {
-    status: 'ok',
-    reason: null,
+    status: stale ? ('partial' as const) : ('ok' as const),
+    reason: stale ? `ofac_list_stale: ${coverageGaps(coverage)}` : null,
     hit: screen.matches.length > 0,
     lists: [...new Set(screen.matches.map((match) => match.list))],
     programs: [...new Set(screen.matches.flatMap((match) => match.programmes))],

@@ -8,6 +8,7 @@ import { reportHtml } from '../reports/report-html.ts'
 import { type EntityReport, EntityReportSchema } from '../reports/report-schema.ts'
 import { SHARE_TOKEN } from '../reports/report-shares.ts'
 import type { ReportIdentifier } from '../reports/report-store.ts'
+import { coverageGaps } from '../sanctions/coverage.ts'
 import {
   cbeNumberSchema,
   countrySchema,
@@ -195,7 +196,7 @@ async function sanctionsSection(
     ...(complete
       ? {}
       : {
-          reason: `not checked: ${result.coverage.lists_not_checked.map((list) => `${list.list} (${list.reason})`).join(', ')}`,
+          reason: coverageGaps(result.coverage, { detail: false }),
         }),
     lists: Object.entries(result.list_dates).map(([list, date]) => ({ list, date })),
     matches: result.matches.slice(0, 10).map((match) => ({

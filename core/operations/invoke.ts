@@ -20,7 +20,7 @@ import {
 } from '../payments/charge.ts'
 import { paymentSource } from '../payments/payment-gate.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
-import type { UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
+import type { UsageEvent, UsageOutcome, UsageRecorder } from '../usage/usage-recorder.ts'
 import type { AnyOperation } from './define.ts'
 import type { OperationContext, ServiceDeps } from './operation-context.ts'
 import { parseWith } from './parse.ts'
@@ -389,7 +389,25 @@ export async function invokeOperation(
   let outcome: UsageOutcome = 'internal'
   let rateLimit: RateLimitState | undefined
   let held: IdempotencyClaimHeld | undefined
+  // The usage row as written (in `finally`, before the answer goes out), for `undeliveredOnSettle`.
+  let recorded: UsageEvent | undefined
   const limits = runtime.limits
+  /**
+   * The usage row of an answered call says what became of the answer: written `ok` before it is
+   * sent (so a report read after the answer counts it), and moved to `undelivered` when the
+   * connection closed first: costing nothing for a key debit (released), the settled amount for
+   * x402 (paid before the answer was sent).
+   */
+  const undeliveredOnSettle = (inner: InvocationResult['settle']): InvocationResult['settle'] => {
+    let done = false
+    return async (delivered) => {
+      await inner(delivered)
+      if (delivered || done || !recorded) return
+      done = true
+      const cost = recorded.paidWith === 'account' ? 0n : recorded.costMicros
+      await runtime.usage.undelivered?.(recorded, cost)
+    }
+  }
   const admit = async (payer: Caller): Promise<void> => {
     rateLimit = (await limits?.admit(payer, request.clientAddress)) ?? rateLimit
   }
@@ -485,9 +503,16 @@ export async function invokeOperation(
     } catch (evidenceError) {
       runtime.onWriteError?.(evidenceError, operation.id)
     }
-    if (!evidence) return { output, status, receipt, rateLimit, settle }
+    if (!evidence) return { output, status, receipt, rateLimit, settle: undeliveredOnSettle(settle) }
     const answerReceipt = evidence.receipt ? { answerReceipt: evidence.receipt } : {}
-    return { output, status, receipt, ...answerReceipt, rateLimit, settle: evidence.settle(settle) }
+    return {
+      output,
+      status,
+      receipt,
+      ...answerReceipt,
+      rateLimit,
+      settle: undeliveredOnSettle(evidence.settle(settle)),
+    }
   } catch (error) {
     if (held) {
       // Nothing was charged: the key is free again, so a retry runs. A release that fails leaves
@@ -511,14 +536,15 @@ export async function invokeOperation(
   } finally {
     const payer = charge?.caller ?? caller
     if (payer.kind !== 'anonymous') {
-      await runtime.usage.record({
+      recorded = {
         keyId: payer.kind === 'key' ? payer.keyId : null,
         operation: operation.id,
         outcome,
         paidWith: receipt?.paidWith ?? 'free',
         costMicros: receipt?.amount ?? 0n,
         latencyMs: Math.round(performance.now() - started),
-      })
+      }
+      await runtime.usage.record(recorded)
     }
   }
 }

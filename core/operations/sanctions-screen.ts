@@ -100,7 +100,7 @@ export const SanctionsScreenResult = z.object({
   result: z
     .enum(['clear', 'possible_match', 'incomplete'])
     .describe(
-      'clear: no open match (none, or every match dismissed by the calling key with its entry unchanged) and every list (OFAC SDN, EU, UN) was checked; possible_match: an entry matched and is not dismissed; incomplete: no open match on the lists checked, but not every list was (see coverage), so it is not clear',
+      'clear: no open match (none, or every match dismissed by the calling key with its entry unchanged) and every list (OFAC SDN, EU, UN) was checked against a current version; possible_match: an entry matched and is not dismissed; incomplete: no open match on the lists checked, but not every list was checked, or a list checked is stale (coverage.lists_not_checked; coverage.lists_checked[].stale), so it is not clear',
     ),
   dismissed_matches: z
     .number()
@@ -147,7 +147,7 @@ function listsNotLoaded(): ServiceError {
   )
 }
 
-/** clear only with no match and every promised list checked; incomplete otherwise. */
+/** clear only with no match and every promised list checked and current; incomplete otherwise. */
 function resultOf(matched: boolean, coverage: SanctionsCoverage): 'possible_match' | 'clear' | 'incomplete' {
   if (matched) return 'possible_match'
   return coverage.status === 'complete' ? 'clear' : 'incomplete'

@@ -35,7 +35,7 @@ export const UsageSummaryResult = z
     avg_latency_ms: z.number().min(0).describe('Mean time the service took per call, milliseconds'),
     endpoint_counts: Counts.describe('Calls per endpoint, named `METHOD /path` (`POST /v1/entity/check`)'),
     calls_by_status: Counts.describe(
-      'Calls per HTTP status (`200`, `402`, `422`, `429`, ...); MCP calls by the status REST would have answered',
+      'Calls per HTTP status (`200`, `402`, `422`, `429`, ...); MCP calls by the status REST would have answered; `499`: answers the client did not receive whole (the connection closed first), not charged to the key',
     ),
   })
   .strict()

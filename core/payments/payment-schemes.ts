@@ -37,8 +37,10 @@ export interface PaymentScheme {
   /** Checks before the call runs that the payment can still settle (X402_FUNDS_CHECK). */
   fundsCheck?: FundsCheck
   /**
-   * Whether an interrupted settlement's payment already landed on chain (the start-up sweep):
-   * undefined when the chain cannot tell.
+   * Whether a payment already landed on chain (the sweep of interrupted settlements, the retry of
+   * one whose nonce turned out used): true only when its transfer to payTo went through; false
+   * when it did not (never sent, or its nonce used by something else: cancelled, another
+   * transfer); undefined when the chain cannot tell.
    */
   authorizationUsed?(payment: VerifiedPayment): Promise<boolean | undefined>
 }

@@ -108,9 +108,19 @@ const VERDICT_TEXT: Readonly<Record<ReportVerdict, { title: string; text: string
   },
 }
 
+/**
+ * A short code kept on one line (a programme such as RUSSIA-EO14024, a date): a line never breaks
+ * at its hyphens. A long one (past 32 characters) is left to wrap, so it cannot widen the page.
+ */
+const unbroken = (value: string | null | undefined) =>
+  value && value.length <= 32 ? `<span class="nowrap">${esc(value)}</span>` : esc(value)
 const row = (cells: readonly unknown[]) => `<tr>${cells.map((cell) => `<td>${esc(cell)}</td>`).join('')}</tr>`
 const head = (cells: readonly string[]) => `<tr>${cells.map((cell) => `<th>${esc(cell)}</th>`).join('')}</tr>`
-/** A table, or the `empty` sentence; `codes`: its cells hold hashes and keys, which may wrap anywhere. */
+/**
+ * A table, or the `empty` sentence; `codes`: its cells hold hashes and keys. Every cell may wrap
+ * anywhere (`overflow-wrap:anywhere` lets a cell shrink below its longest word), so a long value
+ * never pushes a table past the printed page's margin; headers wrap between words only.
+ */
 const table = (
   headers: readonly string[],
   rows: readonly (readonly unknown[])[],
@@ -153,7 +163,7 @@ export function reportHtml(report: EntityReport): string {
 <link rel="icon" href="data:,">
 <title>Entity report ${esc(report.report_id)}</title>
 <style>
-body{font-family:system-ui,"DejaVu Sans",sans-serif;margin:2em auto;padding:0 1em;color:#111;max-width:60em;line-height:1.4}
+body{font-family:system-ui,"DejaVu Sans",sans-serif;margin:2em auto;padding:0 1em;color:#111;max-width:60em;line-height:1.4;overflow-wrap:anywhere}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.1em;border-bottom:1px solid #999;margin-top:1.5em}
 .meta{color:#444;font-size:.9em;margin-top:0}
 .verdict{border:2px solid;border-left-width:.6em;border-radius:4px;padding:.6em 1em;margin:1em 0;-webkit-print-color-adjust:exact;print-color-adjust:exact}
@@ -161,12 +171,11 @@ h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.1em;border-bottom:1px solid
 .verdict-hit{background:#fde8e8;border-color:#b91c1c;color:#7f1d1d}
 .verdict-review{background:#fff4d6;border-color:#b45309;color:#78350f}
 .verdict-clear{background:#e6f4ea;border-color:#15803d;color:#14532d}
-table{border-collapse:collapse;width:100%;font-size:.9em;margin:.5em 0}
+table{border-collapse:collapse;width:100%;max-width:100%;font-size:.9em;margin:.5em 0}
 td,th{border:1px solid #bbb;padding:.3em .5em;text-align:left;vertical-align:top}
-td{overflow-wrap:break-word}.codes td{overflow-wrap:anywhere}
-th{background:#f1f1f1;word-break:keep-all;hyphens:none;white-space:nowrap;overflow-wrap:normal}
+th{background:#f1f1f1;hyphens:none;overflow-wrap:break-word}
 tr{break-inside:avoid}
-code{word-break:break-all;font-size:.8em}.empty{color:#555}td.nowrap{white-space:nowrap}
+code{word-break:break-all;font-size:.8em}.empty{color:#555}.nowrap{white-space:nowrap}
 .match td{background:#fde8e8;-webkit-print-color-adjust:exact;print-color-adjust:exact}
 @media print{body{margin:0;max-width:none}}
 </style>
@@ -202,19 +211,14 @@ ${
         .map(
           (match) =>
             `<tr class="match">${[
-              match.list,
-              match.entry_id,
-              match.matched_name,
-              match.programmes?.length ? match.programmes.join(', ') : null,
-              match.listed_on,
-              match.match_score,
-              labelOf(match.match_type),
-            ]
-              .map(
-                (cell, column) =>
-                  `<td${column === 3 || column === 4 ? ' class="nowrap"' : ''}>${esc(cell)}</td>`,
-              )
-              .join('')}</tr>`,
+              `<td>${esc(match.list)}</td>`,
+              `<td>${esc(match.entry_id)}</td>`,
+              `<td>${esc(match.matched_name)}</td>`,
+              `<td>${match.programmes?.length ? match.programmes.map(unbroken).join(', ') : esc(null)}</td>`,
+              `<td>${unbroken(match.listed_on)}</td>`,
+              `<td>${esc(match.match_score)}</td>`,
+              `<td>${esc(labelOf(match.match_type))}</td>`,
+            ].join('')}</tr>`,
         )
         .join('')}</table>`
 }

@@ -3,10 +3,13 @@ import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey, ListKeySchema } from './ty
 
 /**
  * Which lists a sanctions result rests on (DESIGN "Honest answers": coverage is explicit). A
- * result is clear only when every list the operation promises was checked: a name screen
- * promises the OFAC SDN, EU and UN lists; a wallet screen promises the OFAC SDN list, the only
- * one that publishes digital currency addresses. Each list checked carries its publication date
- * and age (flagged stale past its threshold); each list not checked says why.
+ * result is clear only when every list the operation promises was checked against a current
+ * version: a name screen promises the OFAC SDN, EU and UN lists (the spec: "held locally,
+ * refreshed daily"); a wallet screen promises the OFAC SDN list, the only one that publishes
+ * digital currency addresses. Each list checked carries its publication date and age (flagged
+ * stale past its threshold or while its refreshes fail); each list not checked says why. A stale
+ * list makes the coverage `partial` like a missing one: what it would have said today was not
+ * checked, so no result resting on it is clear.
  */
 
 /** Lists a name screen promises (spec: "OFAC SDN, EU and UN lists"). */
@@ -23,6 +26,15 @@ export const DEFAULT_MAX_LIST_AGE_DAYS: Readonly<Record<ListKey, number>> = {
   ofac_sdn: 7,
   eu: 30,
   un: 30,
+}
+
+/**
+ * The one freshness rule for a list's age (docs/sanctions.md "Freshness"): stale when more whole
+ * days than its threshold have passed since its publication (else fetch) date, so a list exactly
+ * `maxAgeDays` old is still current. Every place that decides staleness by age calls this.
+ */
+export function pastMaxAge(ageDays: number, maxAgeDays: number): boolean {
+  return ageDays > maxAgeDays
 }
 
 /** Why a list could not be checked. */
@@ -84,12 +96,16 @@ export const SanctionsCoverageSchema = z
     status: z
       .enum(['complete', 'partial', 'none'])
       .describe(
-        'complete: every list this result promises was checked; partial: some were not (see lists_not_checked), so the result is never clear; none: no list could be checked',
+        'complete: every list this result promises was checked, each within its freshness threshold; partial: some were not (see lists_not_checked) or a list checked is stale (lists_checked[].stale, with stale_reason), so the result is never clear; none: no list could be checked',
       ),
     lists_promised: z.array(ListKeySchema).describe('The lists this result promises to check'),
     lists_checked: z.array(ListCheckedSchema).describe('Lists screened, with publication date and age'),
     lists_not_checked: z.array(ListNotCheckedSchema).describe('Promised lists not screened, and why'),
-    stale: z.boolean().describe('True when a list screened is stale (see its stale_reason)'),
+    stale: z
+      .boolean()
+      .describe(
+        'True when a list screened is stale (see its stale and stale_reason); the status is then partial',
+      ),
   })
   .strict()
   .describe('Which sanctions lists this result rests on')
@@ -123,13 +139,36 @@ export function coverageOf(states: readonly ListState[], promised: readonly List
       })
     }
   }
+  const stale = checked.filter((list) => list.stale).map((list) => list.list_key)
   return {
-    status: notChecked.length === 0 ? 'complete' : checked.length === 0 ? 'none' : 'partial',
+    status:
+      checked.length === 0 ? 'none' : notChecked.length === 0 && stale.length === 0 ? 'complete' : 'partial',
     lists_promised: [...promised],
     lists_checked: checked,
     lists_not_checked: notChecked,
-    stale: checked.some((list) => list.stale),
+    stale: stale.length > 0,
   }
+}
+
+/**
+ * Why a coverage is not complete, for findings and reasons: "not checked: EU (load_failed: …);
+ * stale: UN (published 40 days ago, …)" (`detail: false`: the reasons without their details).
+ * Empty when it is complete.
+ */
+export function coverageGaps(coverage: SanctionsCoverage, options: { detail?: boolean } = {}): string {
+  const parts: string[] = []
+  if (coverage.lists_not_checked.length > 0) {
+    parts.push(
+      options.detail === false
+        ? `not checked: ${coverage.lists_not_checked.map((list) => `${list.list} (${list.reason})`).join(', ')}`
+        : `not checked: ${coverage.lists_not_checked.map((list) => `${list.list} (${list.reason}: ${list.detail})`).join('; ')}`,
+    )
+  }
+  const stale = coverage.lists_checked.filter((list) => list.stale)
+  if (stale.length > 0) {
+    parts.push(`stale: ${stale.map((list) => `${list.list} (${list.stale_reason ?? 'too old'})`).join('; ')}`)
+  }
+  return parts.join('; ')
 }
 
 /** Coverage when nothing could be asked at all (no sanctions port wired). */

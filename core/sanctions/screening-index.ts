@@ -6,6 +6,7 @@ import {
   daysSince,
   type ListState,
   NAME_SCREEN_LISTS,
+  pastMaxAge,
   type SanctionsCoverage,
 } from './coverage.ts'
 import {
@@ -260,7 +261,7 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     }
     const asOf = list.version.publication_date ?? dayOf(list.version.fetched_at)
     const age = daysSince(asOf, now)
-    if (age > maxAgeDays[key]) {
+    if (pastMaxAge(age, maxAgeDays[key])) {
       return `${list.version.publication_date ? 'published' : 'fetched'} ${age} days ago, more than the ${maxAgeDays[key]}-day threshold for this list`
     }
     if (configured(key) && now.getTime() - list.version.checked_at.getTime() > staleAfterMs) {

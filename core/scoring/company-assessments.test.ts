@@ -319,6 +319,37 @@ describe('IBAN, country and sanctions assessments', () => {
     expect(none).toMatchObject({ status: 'unavailable', reason: 'sanctions_lists_not_loaded' })
   })
 
+  it('never calls a screen clear on a stale list: clear at the threshold, partial one day past it', () => {
+    const now = new Date('2026-03-01T12:00:00Z')
+    const screened = (date: string) =>
+      assessSanctions({
+        names: ['Veneco'],
+        fetched_at: AT,
+        result: {
+          status: 'ok',
+          possible_match: false,
+          matches: [],
+          list_dates: {},
+          coverage: fakeCoverage(undefined, undefined, { date, now }),
+        },
+      })
+    // Seven days old: the OFAC SDN threshold exactly, so current; the finding says nothing of staleness.
+    const current = screened('2026-02-22')
+    expect(current).toMatchObject({ status: 'ok', sanctions_match: false })
+    expect(current.factors).toEqual([expect.objectContaining({ factor: 'sanctions_clear', weight: 10 })])
+    expect(current.factors[0]!.evidence).not.toMatch(/stale/)
+    // Eight days old: OFAC SDN is stale, so no clear points and the finding names the stale list.
+    const stale = screened('2026-02-21')
+    expect(stale).toMatchObject({ status: 'partial', sanctions_match: false })
+    expect(stale.missing).toBe(
+      'stale: OFAC SDN (published 8 days ago, more than the 7-day threshold for this list)',
+    )
+    expect(stale.factors).toEqual([
+      expect.objectContaining({ factor: 'sanctions_partial', status: 'partial' }),
+    ])
+    expect(stale.factors[0]!.evidence).toContain('OFAC SDN 2026-02-21 (stale)')
+  })
+
   it('never calls a screen clear when a promised list was not checked: partial, no clear points', () => {
     const partial = assessSanctions({
       names: ['Veneco'],
@@ -328,7 +359,7 @@ describe('IBAN, country and sanctions assessments', () => {
         possible_match: false,
         matches: [],
         list_dates: { 'UN Security Council Consolidated List': '2026-01-02' },
-        coverage: fakeCoverage(undefined, ['un']),
+        coverage: fakeCoverage(undefined, ['un'], { date: '2026-01-02' }),
       },
     })
     expect(partial).toMatchObject({ status: 'partial', sanctions_match: false })
@@ -361,7 +392,7 @@ describe('IBAN, country and sanctions assessments', () => {
           },
         ],
         list_dates: {},
-        coverage: fakeCoverage(undefined, ['un']),
+        coverage: fakeCoverage(undefined, ['un'], { date: '2026-01-02' }),
       },
     })
     expect(matched).toMatchObject({ status: 'partial', sanctions_match: true })

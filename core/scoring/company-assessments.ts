@@ -1,6 +1,6 @@
 import type { CountryRisk } from '../reference/index.ts'
 import { lookupBank } from '../reference/index.ts'
-import { coverageSummary } from '../sanctions/coverage.ts'
+import { coverageGaps, coverageSummary } from '../sanctions/coverage.ts'
 import type {
   DnsProfile,
   KboEnterprise,
@@ -531,7 +531,7 @@ export function assessWallet(
         'wallet_screen_partial',
         'low',
         0,
-        `${address} is not known to be listed, but the OFAC digital currency addresses were not checked (${coverageSummary(screen.coverage)})`,
+        `${address} is not known to be listed, but the OFAC digital currency addresses were not checked${screen.coverage.stale ? ' against a current list' : ''} (${coverageSummary(screen.coverage)})`,
       ),
       false,
     )
@@ -617,9 +617,8 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
   const { coverage } = result
   const lists = coverageSummary(coverage)
   const complete = coverage.status === 'complete'
-  const missing = complete
-    ? undefined
-    : `not checked: ${coverage.lists_not_checked.map((list) => `${list.list} (${list.reason}: ${list.detail})`).join('; ')}`
+  // A stale list counts as not checked: what it says today was not screened.
+  const missing = complete ? undefined : coverageGaps(coverage)
   const quoted = names.map((n) => `"${n}"`).join(', ')
   const dismissed = dismissedNote(result.dismissed)
   if (result.possible_match) {
@@ -674,13 +673,7 @@ export function assessSanctions(screening: SanctionsScreening): SourceAssessment
     fetched_at,
     sanctions_match: false,
     factors: [
-      factor(
-        'sanctions',
-        'sanctions_clear',
-        'info',
-        10,
-        `no match for ${quoted} on ${lists}${coverage.stale ? '; a list screened is stale (see its date)' : ''}${dismissed}`,
-      ),
+      factor('sanctions', 'sanctions_clear', 'info', 10, `no match for ${quoted} on ${lists}${dismissed}`),
     ],
   }
 }

@@ -100,8 +100,12 @@ describe('one owner per data folder (owner.lock)', () => {
       { pid: await deadPid() },
       { pid: live, start_ticks: startTicks(live) + 1 },
       { pid: live, start_ticks: startTicks(live), boot_id: '00000000-0000-0000-0000-000000000000' },
-      // Our own pid but not held here: a lock from an earlier process that had this pid.
+      // Our own pid but not held here: a lock from an earlier process that had this pid (a
+      // container restarted with the service as pid 1 again), with or without its start time...
       { pid: process.pid },
+      { pid: process.pid, start_ticks: startTicks(process.pid) - 1 },
+      // ...or left by this very process (same start time) through a claim it no longer holds.
+      { pid: process.pid, start_ticks: startTicks(process.pid) },
     ]) {
       const dir = folder()
       writeLock(dir, owner)

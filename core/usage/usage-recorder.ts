@@ -4,8 +4,13 @@ import type { PaidWith } from '../payments/charge.ts'
 import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
 
-/** How a call ended: `ok`, `payment_required` (402), or the failure's ServiceError code. */
-export type UsageOutcome = 'ok' | 'payment_required' | ServiceErrorCode
+/**
+ * How a call ended: `ok` (answered and delivered), `undelivered` (answered, but the answer did not
+ * reach the caller whole: the connection closed first; a key debit is then released, so the row
+ * costs nothing, while an x402 payment settled before the answer was sent stays paid),
+ * `payment_required` (402), or the failure's ServiceError code.
+ */
+export type UsageOutcome = 'ok' | 'undelivered' | 'payment_required' | ServiceErrorCode
 
 export interface UsageEvent {
   keyId: string | null
@@ -18,6 +23,12 @@ export interface UsageEvent {
 
 export interface UsageRecorder {
   record(event: UsageEvent): Promise<void>
+  /**
+   * An answer recorded `ok` (`event`, as it was recorded) did not reach the caller whole: one such
+   * row becomes `undelivered` with `costMicros` (0 for a released key debit; the settled amount for
+   * x402, paid before the answer was sent), and the hourly rollup moves with it, in one statement.
+   */
+  undelivered?(event: UsageEvent, costMicros: bigint): Promise<void>
 }
 
 /**
@@ -71,5 +82,52 @@ export function createUsageRecorder(db: Db, onError: (error: unknown) => void = 
     }
     return events.map(() => undefined)
   })
-  return { record: (event) => insert(event) }
+  return {
+    record: (event) => insert(event),
+    async undelivered(event, costMicros) {
+      try {
+        await db.execute(undeliveredStatement(event, costMicros))
+      } catch (error) {
+        onError(error)
+      }
+    },
+  }
+}
+
+/**
+ * Moves one `ok` row of this call to `undelivered`. The row is found by what was recorded (key,
+ * operation, payer kind, cost, latency; the newest first): rows that agree on all of these are
+ * interchangeable for every report, so moving any one of them gives the same figures. The rollup
+ * row of that row's hour loses the call and the `undelivered` one gains it.
+ */
+function undeliveredStatement(event: UsageEvent, costMicros: bigint): SQL {
+  return sql`with target as (
+      select id from usage_events
+      where key_id is not distinct from ${event.keyId} and operation = ${event.operation}
+        and outcome = 'ok' and paid_with = ${event.paidWith} and cost_micros = ${event.costMicros}
+        and latency_ms = ${event.latencyMs}
+      order by id desc limit 1
+      for update
+    ), moved as (
+      update usage_events e set outcome = 'undelivered', cost_micros = ${costMicros}
+      from target where e.id = target.id
+      returning e.key_id, e.created_at, e.latency_ms
+    ), removed as (
+      update usage_rollups r set calls = r.calls - 1, cost_micros = r.cost_micros - ${event.costMicros},
+        latency_ms_sum = r.latency_ms_sum - moved.latency_ms
+      from moved
+      where r.key_id = moved.key_id and r.hour = date_trunc('hour', moved.created_at, 'UTC')
+        and r.operation = ${event.operation} and r.outcome = 'ok'
+      returning r.key_id
+    )
+    insert into usage_rollups as r (key_id, hour, operation, outcome, calls, cost_micros, latency_ms_sum)
+    select key_id, date_trunc('hour', created_at, 'UTC'), ${event.operation}, 'undelivered', 1,
+      ${costMicros}, latency_ms
+    from moved
+    where key_id is not null
+    on conflict (key_id, hour, operation, outcome) do update set
+      calls = r.calls + excluded.calls,
+      cost_micros = r.cost_micros + excluded.cost_micros,
+      latency_ms_sum = r.latency_ms_sum + excluded.latency_ms_sum
+`
 }

@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DATABASE_KINDS, openTestDatabase } from '../../test/support/database.ts'
-import type { Database } from '../store/database.ts'
+import { type Database, rowsOf } from '../store/database.ts'
 import { createUsageRecorder, type UsageEvent } from './usage-recorder.ts'
 import { backfillUsageRollups, createUsageReports, periodStart } from './usage-reports.ts'
 
 const STATUS: Record<string, number> = {
   ok: 200,
+  undelivered: 499,
   payment_required: 402,
   validation_failed: 422,
   rate_limited: 429,
@@ -91,6 +92,37 @@ describe.each(DATABASE_KINDS)('usage reports on %s', (kind) => {
     expect((await reports.summary('k3', 'week', now)).total_calls).toBe(9)
     expect((await reports.summary('k3', 'month', now)).total_calls).toBe(9)
     expect((await reports.endpoints('k3'))['POST /v1/entity/check']).toBe(109)
+  })
+
+  it('an answer not delivered: its row becomes undelivered (a released debit costs nothing), and the rollup moves with it', async () => {
+    const own = await openTestDatabase(kind)
+    const db = own.db
+    const recorder = createUsageRecorder(db)
+    const reports = createUsageReports(db, options)
+    const paid = event('k9', 'entity_check', 'ok', 580_000n, 40)
+    const x402 = { ...event(null, 'entity_check', 'ok', 200_000n, 30), paidWith: 'x402' } as UsageEvent
+    await Promise.all([recorder.record(paid), recorder.record(paid), recorder.record(x402)])
+    await recorder.undelivered!(paid, 0n)
+    await recorder.undelivered!(x402, 200_000n)
+    const rows = rowsOf(
+      await db.execute(sql`select key_id, outcome, paid_with, cost_micros::text as cost
+        from usage_events order by key_id nulls first, outcome`),
+    )
+    expect(rows).toEqual([
+      { key_id: null, outcome: 'undelivered', paid_with: 'x402', cost: '200000' },
+      { key_id: 'k9', outcome: 'ok', paid_with: 'account', cost: '580000' },
+      { key_id: 'k9', outcome: 'undelivered', paid_with: 'account', cost: '0' },
+    ])
+    expect(await reports.summary('k9', 'day', new Date())).toMatchObject({
+      total_calls: 2,
+      total_cost_micros: 580_000,
+      avg_latency_ms: 40,
+      calls_by_status: { '200': 1, '499': 1 },
+    })
+    // The other call with the same record, reported undelivered too, moves the other row.
+    await recorder.undelivered!(paid, 0n)
+    expect((await reports.summary('k9', 'day', new Date())).calls_by_status).toEqual({ '499': 2 })
+    await own.close()
   })
 
   it('backfills the rollup from the log once, only when the rollup is empty', async () => {

@@ -75,6 +75,8 @@ export function createUsageReports(db: Db, options: UsageReportsOptions): UsageR
       const byStatus: Record<string, number> = {}
       for (const row of rows) {
         const n = Number(row.calls)
+        // An hour whose only call moved to `undelivered` keeps an empty `ok` row.
+        if (n === 0) continue
         calls += n
         cost += BigInt(String(row.cost))
         latency += Number(row.latency)
@@ -99,7 +101,9 @@ export function createUsageReports(db: Db, options: UsageReportsOptions): UsageR
           from usage_rollups where key_id = ${keyId} group by operation`),
       )
       const counts: Record<string, number> = {}
-      for (const row of rows) add(counts, options.endpointOf(String(row.operation)), Number(row.calls))
+      for (const row of rows) {
+        if (Number(row.calls) > 0) add(counts, options.endpointOf(String(row.operation)), Number(row.calls))
+      }
       return counts
     },
   }

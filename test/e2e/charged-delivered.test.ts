@@ -101,6 +101,19 @@ describe.each(DATABASE_KINDS)('charged = delivered (%s)', (kind) => {
       return state.open === 0 ? state : undefined
     }, 'every reservation of the key to be captured or released')
 
+  /** The key's usage rows (outcome and cost) once they read `expected` (the last is written after delivery). */
+  const usageOf = (keyId: string, expected: { outcome: string; cost: string }[]) =>
+    waitFor(
+      async () => {
+        const rows = rowsOf<{ outcome: string; cost: string }>(
+          await service.database.db.execute(sql`select outcome, cost_micros::text as cost
+          from usage_events where key_id = ${keyId} and operation = 'paid_bulk' order by id`),
+        )
+        return JSON.stringify(rows) === JSON.stringify(expected) ? rows : undefined
+      },
+      `the usage rows to read ${JSON.stringify(expected)}`,
+    )
+
   function mcpCall(apiKey: string, args: object, meta?: object) {
     return fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
@@ -129,6 +142,8 @@ describe.each(DATABASE_KINDS)('charged = delivered (%s)', (kind) => {
     expect(head).toMatch(/^HTTP\/1\.1 200/)
     expect(head.toLowerCase()).toContain(`x-charged-amount: ${PRICE}`)
     expect(await settled(keyId)).toEqual({ balance: INITIAL, open: 0, captured: 0 })
+    // Its usage row says so: undelivered, not charged (not `ok` with the price).
+    await usageOf(keyId, [{ outcome: 'undelivered', cost: '0' }])
 
     const read = await fetch(`${server.baseUrl}/v1/test/paid-bulk`, {
       method: 'POST',
@@ -137,6 +152,10 @@ describe.each(DATABASE_KINDS)('charged = delivered (%s)', (kind) => {
     })
     expect(((await read.json()) as { data: string }).data).toHaveLength(LARGE)
     expect(await settled(keyId)).toEqual({ balance: INITIAL - PRICE, open: 0, captured: 1 })
+    await usageOf(keyId, [
+      { outcome: 'undelivered', cost: '0' },
+      { outcome: 'ok', cost: PRICE.toString() },
+    ])
   })
 
   it('MCP over Streamable HTTP: a tool result whose response was not read whole is not charged', async () => {
@@ -154,11 +173,16 @@ describe.each(DATABASE_KINDS)('charged = delivered (%s)', (kind) => {
     )
     expect(head).toMatch(/^HTTP\/1\.1 200/)
     expect(await settled(keyId)).toEqual({ balance: INITIAL, open: 0, captured: 0 })
+    await usageOf(keyId, [{ outcome: 'undelivered', cost: '0' }])
 
     const read = await mcpCall(apiKey, { size: LARGE })
     const body = (await read.json()) as { result: { structuredContent: { data: string } } }
     expect(body.result.structuredContent.data).toHaveLength(LARGE)
     expect(await settled(keyId)).toEqual({ balance: INITIAL - PRICE, open: 0, captured: 1 })
+    await usageOf(keyId, [
+      { outcome: 'undelivered', cost: '0' },
+      { outcome: 'ok', cost: PRICE.toString() },
+    ])
   })
 
   it('MCP: _meta.idempotency_key replays the stored result charged nothing; another request with it is a 422 naming the field', async () => {

@@ -62,3 +62,32 @@ export const EIP3009_TOKEN_ABI = [
     outputs: [{ name: '', type: 'uint256' }],
   },
 ] as const
+
+/** The FiatToken events that say what became of an authorization nonce, and the transfer it makes. */
+export const EIP3009_EVENTS_ABI = [
+  {
+    type: 'event',
+    name: 'AuthorizationUsed',
+    inputs: [
+      { name: 'authorizer', type: 'address', indexed: true },
+      { name: 'nonce', type: 'bytes32', indexed: true },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'AuthorizationCanceled',
+    inputs: [
+      { name: 'authorizer', type: 'address', indexed: true },
+      { name: 'nonce', type: 'bytes32', indexed: true },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'Transfer',
+    inputs: [
+      { name: 'from', type: 'address', indexed: true },
+      { name: 'to', type: 'address', indexed: true },
+      { name: 'value', type: 'uint256', indexed: false },
+    ],
+  },
+] as const

@@ -47,6 +47,15 @@ export function exactEvmScheme(options: ExactEvmSchemeOptions): PaymentScheme {
       verifyEvmPayment(options, { payment, requirements: [requirement], now, claimNonce }),
     ...(settler ? { settle: (payment) => settler.settle(payment) } : {}),
     ...(fundsCheck ? { fundsCheck } : {}),
-    ...(onChain ? { authorizationUsed: (payment) => onChain.authorizationUsed(payment) } : {}),
+    // "Landed" means this payment's transfer to payTo is on chain, not merely its nonce used (a
+    // cancelAuthorization or another transfer also uses it): false then, so it is never SETTLED.
+    ...(onChain
+      ? {
+          authorizationUsed: async (payment) => {
+            const landed = await onChain.paymentLanded(payment)
+            return landed === undefined ? undefined : landed === 'paid'
+          },
+        }
+      : {}),
   }
 }

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { createWalletClient, type Hex, http } from 'viem'
+import { createWalletClient, type Hex, http, parseSignature } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -9,10 +10,14 @@ import {
   startLocalPaymentSetup,
 } from '../../../test/support/chain/payment-fixtures.ts'
 import { signAuthorization } from '../../../test/support/chain/sign-authorization.ts'
+import { openTestDatabase } from '../../../test/support/database.ts'
 import { systemClock } from '../../context.ts'
 import { createMemoryNonceStore } from '../ledger/nonce-store.ts'
+import { createSettlementService } from '../ledger/settle-and-retry.ts'
+import { createSettlementLedger } from '../ledger/settlement-ledger.ts'
 import { buildPaymentRequirements, type PaymentRequirement } from '../requirements.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
+import { exactEvmScheme } from './scheme.ts'
 import { createOnChainSettler } from './settle.ts'
 import { verifyEvmPayment } from './verify.ts'
 
@@ -371,6 +376,124 @@ describe('createOnChainSettler', () => {
       expect(await direct.authorizationUsed(payment)).toBe(true)
     } finally {
       proxy.close()
+    }
+  })
+})
+
+/** The payer signs EIP-3009 CancelAuthorization for `nonce` and account 0 submits it. */
+async function cancelAuthorization(payerKey: Hex, nonce: Hex): Promise<void> {
+  const payer = privateKeyToAccount(payerKey)
+  const signature = await payer.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: setup.usdc.address },
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: payer.address, nonce },
+  })
+  const { r, s, v } = parseSignature(signature)
+  const submitter = createWalletClient({
+    account: privateKeyToAccount(setup.chain.accounts[0]!.privateKey),
+    chain: setup.chain.chain,
+    transport: http(setup.chain.rpcUrl),
+  })
+  const hash = await submitter.writeContract({
+    address: setup.usdc.address,
+    abi: setup.usdc.abi,
+    functionName: 'cancelAuthorization',
+    args: [payer.address, nonce, Number(v), r, s],
+  })
+  const receipt = await setup.chain.publicClient.waitForTransactionReceipt({ hash })
+  expect(receipt.status).toBe('success')
+}
+
+describe('a used authorization nonce is not a payment: the chain must show the transfer to us', () => {
+  it('paid when its transfer to payTo landed; unused before; used_elsewhere once the payer cancelled it', async () => {
+    const settler = settlerFor(setup.chain.rpcUrl)
+    const paid = await verifiedPayment(setup.payerKeys[0]!)
+    expect(await settler.paymentLanded(paid)).toBe('unused')
+    expect((await settler.settle(paid)).success).toBe(true)
+    expect(await settler.paymentLanded(paid)).toBe('paid')
+
+    const cancelled = await verifiedPayment(setup.payerKeys[0]!)
+    await cancelAuthorization(setup.payerKeys[0]!, cancelled.authorization!.nonce)
+    // The nonce reads used, exactly as after a settlement...
+    expect(await settler.authorizationUsed(cancelled)).toBe(true)
+    // ...but nothing moved to us: settling it is a nonce_replay and the chain shows no transfer.
+    expect(await settler.settle(cancelled)).toMatchObject({ success: false, errorReason: 'nonce_replay' })
+    expect(await settler.paymentLanded(cancelled)).toBe('used_elsewhere')
+    // The scheme's question ("did this payment land?") answers false, so no sweep or retry calls it SETTLED.
+    const scheme = exactEvmScheme({
+      config: setup.config,
+      nonceStore: createMemoryNonceStore({ clock: systemClock }),
+      onChain: settler,
+    })
+    expect(await scheme.authorizationUsed!(cancelled)).toBe(false)
+    expect(await scheme.authorizationUsed!(paid)).toBe(true)
+  })
+
+  it('the retry of a settlement whose nonce turns out used: SETTLED when our earlier send landed, FAILED when the payer cancelled', async () => {
+    const database = await openTestDatabase('pglite')
+    try {
+      const onChain = settlerFor(setup.chain.rpcUrl)
+      const scheme = exactEvmScheme({
+        config: setup.config,
+        nonceStore: createMemoryNonceStore({ clock: systemClock }),
+        onChain,
+      })
+      /** Each payment's first settlement "gets no answer" (after `first` ran, if given); later ones go to the chain. */
+      const seen = new Set<string>()
+      const flaky = (first?: (payment: VerifiedPayment) => Promise<unknown>) => ({
+        settle: async (payment: VerifiedPayment) => {
+          if (!seen.has(payment.paymentId)) {
+            seen.add(payment.paymentId)
+            await first?.(payment)
+            return {
+              success: false,
+              network: payment.network,
+              payer: payment.payer,
+              errorReason: 'settlement_timeout' as const,
+              retryable: true,
+              submitted: true,
+            }
+          }
+          return onChain.settle(payment)
+        },
+      })
+      const run = async (first: (payment: VerifiedPayment) => Promise<unknown>) => {
+        const ledger = createSettlementLedger({
+          db: database.db,
+          clock: systemClock,
+          config: setup.config,
+          instanceId: randomUUID(),
+        })
+        const service = createSettlementService({
+          ledger,
+          settler: flaky(first),
+          clock: systemClock,
+          retryBaseMs: 1,
+          authorizationUsed: scheme.authorizationUsed!,
+        })
+        const payment = await verifiedPayment(setup.payerKeys[1]!)
+        const id = await ledger.reserve(payment, 'risk_score', null)
+        expect((await service.settleReserved(id, payment)).kind).toBe('deferred')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        await service.retryDue()
+        return ledger.get(id)
+      }
+      // Our first send went out and was mined, only its answer was lost: the money is ours.
+      expect(await run((payment) => onChain.settle(payment))).toMatchObject({ status: 'SETTLED' })
+      // The payer cancelled the authorization meanwhile: used on chain, nothing paid.
+      const payTo = await setup.usdc.balanceOf(setup.payTo)
+      expect(
+        await run((payment) => cancelAuthorization(setup.payerKeys[1]!, payment.authorization!.nonce)),
+      ).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('nothing was paid') })
+      expect(await setup.usdc.balanceOf(setup.payTo)).toBe(payTo)
+    } finally {
+      await database.close()
     }
   })
 })

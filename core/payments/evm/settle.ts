@@ -13,6 +13,7 @@ import {
   http,
   keccak256,
   type PublicClient,
+  parseEventLogs,
   parseSignature,
   TimeoutError,
   WaitForTransactionReceiptTimeoutError,
@@ -21,7 +22,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { PaymentErrorCode } from '../error-codes.ts'
 import type { SettleResult, Settler } from '../settle-result.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
-import { EIP3009_TOKEN_ABI } from './eip3009.ts'
+import { EIP3009_EVENTS_ABI, EIP3009_TOKEN_ABI } from './eip3009.ts'
 
 export interface OnChainSettlerOptions {
   /** Operator key that pays gas and submits `transferWithAuthorization`. */
@@ -45,7 +46,25 @@ export interface OnChainSettler extends Settler {
    * must not be sent again. Undefined when the chain cannot be asked.
    */
   authorizationUsed(payment: VerifiedPayment): Promise<boolean | undefined>
+  /**
+   * Whether THIS payment landed: `paid` when the authorization's AuthorizationUsed event sits in a
+   * transaction that also transferred its amount from the payer to our payTo; `used_elsewhere`
+   * when the nonce is used but not by that transfer (the payer's cancelAuthorization, or a
+   * transfer to someone else); `unused`; undefined when the chain cannot tell (no RPC, or the
+   * event is older than the blocks searched). A used nonce alone never means we were paid.
+   */
+  paymentLanded(payment: VerifiedPayment): Promise<PaymentLanded>
 }
+
+/** What the chain says became of a payment's authorization (OnChainSettler.paymentLanded). */
+export type PaymentLanded = 'paid' | 'used_elsewhere' | 'unused' | undefined
+
+/**
+ * How far back the events of a used authorization are searched, in blocks (about 28 hours on
+ * Base at 2 s a block): an interrupted settlement is looked at within minutes, and x402
+ * authorizations live for minutes. Older: undefined (unknown, asked again), never a guess.
+ */
+export const LANDED_LOOKBACK_BLOCKS = 50_000n
 
 interface NetworkClients {
   chain: Chain
@@ -221,6 +240,53 @@ export function createOnChainSettler(options: OnChainSettlerOptions): OnChainSet
           functionName: 'authorizationState',
           args: [payment.authorization.from, payment.authorization.nonce],
         })
+      } catch {
+        return undefined
+      }
+    },
+
+    async paymentLanded(payment) {
+      const chainId = payment.requirement.network.chainId
+      const net = typeof chainId === 'number' ? clientsFor(payment.network, chainId) : undefined
+      const authorization = payment.authorization
+      if (!net || !authorization) return undefined
+      const token = payment.requirement.network.asset as Address
+      const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+      try {
+        const used = await net.publicClient.readContract({
+          address: token,
+          abi: EIP3009_TOKEN_ABI,
+          functionName: 'authorizationState',
+          args: [authorization.from, authorization.nonce],
+        })
+        if (!used) return 'unused'
+        // Uncached: a block number read seconds ago would hide the newest blocks.
+        const latest = await net.publicClient.getBlockNumber({ cacheTime: 0 })
+        const range = {
+          address: token,
+          args: { authorizer: authorization.from, nonce: authorization.nonce },
+          fromBlock: latest > LANDED_LOOKBACK_BLOCKS ? latest - LANDED_LOOKBACK_BLOCKS : 0n,
+          toBlock: 'latest' as const,
+        }
+        const uses = await net.publicClient.getLogs({ ...range, event: EIP3009_EVENTS_ABI[0] })
+        for (const use of uses) {
+          const receipt = await net.publicClient.getTransactionReceipt({ hash: use.transactionHash! })
+          const transfers = parseEventLogs({
+            abi: EIP3009_EVENTS_ABI,
+            eventName: 'Transfer',
+            logs: receipt.logs.filter((log) => same(log.address, token)),
+          })
+          const ours = transfers.some(
+            (transfer) =>
+              same(transfer.args.from, authorization.from) &&
+              same(transfer.args.to, payment.requirement.network.payTo) &&
+              transfer.args.value === payment.amount,
+          )
+          if (ours) return 'paid'
+        }
+        if (uses.length > 0) return 'used_elsewhere'
+        const cancels = await net.publicClient.getLogs({ ...range, event: EIP3009_EVENTS_ABI[1] })
+        return cancels.length > 0 ? 'used_elsewhere' : undefined
       } catch {
         return undefined
       }

@@ -85,10 +85,18 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     results: Partial<SettleResult>[],
     instanceId = randomUUID(),
     unconfirmed?: 'refuse' | 'serve',
+    landed?: boolean,
   ) => {
     const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId, maxAttempts: 2 })
     const settler = scriptedSettler(results)
-    const service = createSettlementService({ ledger, settler, clock, retryBaseMs: 1000, unconfirmed })
+    const service = createSettlementService({
+      ledger,
+      settler,
+      clock,
+      retryBaseMs: 1000,
+      unconfirmed,
+      ...(landed === undefined ? {} : { authorizationUsed: async () => landed }),
+    })
     return { ledger, settler, service }
   }
   const soon = () => new Date(clock.now().getTime() + 240_000)
@@ -149,17 +157,29 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
   })
 
-  it('settles a deferred row whose retry finds its authorization used on chain (an earlier send went through)', async () => {
-    const { ledger, service } = setup([
+  it('a deferred row whose retry finds its nonce used: SETTLED only when the chain shows its transfer to us', async () => {
+    const replayed = [
       { success: false, retryable: true, submitted: true, errorReason: 'settlement_timeout' },
       { success: false, retryable: false, errorReason: 'nonce_replay', transaction: undefined },
-    ])
-    const paid = payment(soon())
-    const id = await ledger.reserve(paid, 'risk_score', null)
-    expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
-    clock.advance(1500)
-    await service.retryDue()
-    expect(await ledger.get(id)).toMatchObject({ status: 'SETTLED' })
+    ] as Partial<SettleResult>[]
+    const outcome = async (landed: boolean | undefined) => {
+      const { ledger, service } = setup(replayed, randomUUID(), undefined, landed)
+      const paid = payment(soon())
+      const id = await ledger.reserve(paid, 'risk_score', null)
+      expect((await service.settleReserved(id, paid)).kind).toBe('deferred')
+      clock.advance(1500)
+      await service.retryDue()
+      return ledger.get(id)
+    }
+    // An earlier send went through: the transfer to payTo is on chain.
+    expect(await outcome(true)).toMatchObject({ status: 'SETTLED' })
+    // The payer cancelled the authorization (or it paid someone else): nothing was paid to us.
+    expect(await outcome(false)).toMatchObject({
+      status: 'FAILED',
+      lastError: expect.stringContaining('not by a transfer of this payment to us'),
+    })
+    // The chain cannot tell: neither SETTLED nor FAILED, asked again later.
+    expect(await outcome(undefined)).toMatchObject({ status: 'PENDING' })
   })
 
   it('fails a definitive refusal, and a retryable one whose authorization has expired', async () => {

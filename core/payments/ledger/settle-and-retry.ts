@@ -30,7 +30,11 @@ export interface SettlementServiceOptions {
    * A settlement that may already have been sent is always served and followed up.
    */
   unconfirmed?: 'refuse' | 'serve'
-  /** Checks the chain for a payment's authorization (start-up sweep of interrupted settlements). */
+  /**
+   * Whether a payment's transfer to payTo landed on chain (the sweep of interrupted settlements,
+   * and a retry whose authorization turned out used): true only for this payment's transfer to
+   * us; false when not (never sent, or its nonce used by a cancellation or another transfer).
+   */
   authorizationUsed?: OnChainSettler['authorizationUsed']
   log?: (message: string, extra?: unknown) => void
 }
@@ -80,11 +84,25 @@ export function createSettlementService(options: SettlementServiceOptions) {
     }
     const reason = result.errorReason ?? 'settlement_failed'
     if (!onRequestPath && reason === 'nonce_replay') {
-      // A deferred settlement whose authorization the chain now shows used: its transfer to payTo
-      // went through (an earlier send that got no answer here, or the payer's own submission).
-      // The same rule as the sweep's: never FAILED for money that moved.
-      await record(id, { ...result, success: true, amount: payment.amount.toString() })
-      return { kind: 'settled', result }
+      // A deferred settlement whose authorization the chain now shows used. Used is not paid: an
+      // earlier send of ours (or the payer's own submission) moved the money to payTo, but a
+      // cancelAuthorization or another transfer uses the nonce too. The chain decides: SETTLED
+      // only when this payment's transfer to us is there (never FAILED for money that moved),
+      // FAILED when the nonce went elsewhere (nothing was paid), asked again when it cannot tell.
+      const landed = await options.authorizationUsed?.(payment).catch(() => undefined)
+      if (landed === true) {
+        await record(id, { ...result, success: true, amount: payment.amount.toString() })
+        return { kind: 'settled', result }
+      }
+      if (landed === false) {
+        await ledger.failed(
+          id,
+          'the authorization was used on chain, but not by a transfer of this payment to us (cancelled, or another transfer): nothing was paid',
+        )
+        return { kind: 'failed', result }
+      }
+      await ledger.retryLater(id, reason, attempts, retryBaseMs * 2 ** Math.max(0, attempts - 1))
+      return { kind: 'deferred', result }
     }
     const expired =
       payment.validBefore !== undefined && payment.validBefore.getTime() <= clock.now().getTime()
@@ -178,7 +196,8 @@ export function createSettlementService(options: SettlementServiceOptions) {
         } else if (used === false && expired) {
           await ledger.resolveOrphan(orphan.id, {
             settled: false,
-            reason: 'interrupted during settlement; expired unused on chain',
+            reason:
+              'interrupted during settlement; no transfer of this payment to us on chain (unused, or its nonce used by a cancellation or another transfer) and past validBefore',
           })
           resolved++
         } else if (used === undefined && orphan.phase === 'settling') {

@@ -4,22 +4,26 @@ import {
   daysSince,
   type ListNotCheckedReason,
   type ListState,
+  pastMaxAge,
   type SanctionsCoverage,
 } from '../../../core/sanctions/coverage.ts'
 import { LIST_KEYS, type ListKey } from '../../../core/sanctions/types.ts'
 
-/** The list states of a fake sanctions screen: `loaded` lists published on `date`, the rest `missing`. */
+/**
+ * The list states of a fake sanctions screen: `loaded` lists published on `date` (default: the
+ * day before `now`, so current), the rest `missing`. Staleness follows the service's own rule.
+ */
 export function fakeListStates(
   loaded: readonly ListKey[] = LIST_KEYS,
   options: { date?: string; missing?: ListNotCheckedReason; now?: Date } = {},
 ): ListState[] {
-  const date = options.date ?? '2026-01-02'
   const now = options.now ?? new Date()
+  const date = options.date ?? new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10)
   return LIST_KEYS.map((key): ListState => {
     if (!loaded.includes(key))
       return { list_key: key, state: options.missing ?? 'load_failed', detail: 'not loaded in this test' }
     const age = daysSince(date, now)
-    const stale = age > DEFAULT_MAX_LIST_AGE_DAYS[key]
+    const stale = pastMaxAge(age, DEFAULT_MAX_LIST_AGE_DAYS[key])
     return {
       list_key: key,
       state: 'loaded',
@@ -28,7 +32,9 @@ export function fakeListStates(
       age_days: age,
       max_age_days: DEFAULT_MAX_LIST_AGE_DAYS[key],
       stale,
-      stale_reason: stale ? `published ${age} days ago` : null,
+      stale_reason: stale
+        ? `published ${age} days ago, more than the ${DEFAULT_MAX_LIST_AGE_DAYS[key]}-day threshold for this list`
+        : null,
     }
   })
 }
@@ -37,7 +43,7 @@ export function fakeListStates(
 export function fakeCoverage(
   promised: readonly ListKey[] = LIST_KEYS,
   loaded: readonly ListKey[] = LIST_KEYS,
-  options: { missing?: ListNotCheckedReason } = {},
+  options: { missing?: ListNotCheckedReason; date?: string; now?: Date } = {},
 ): SanctionsCoverage {
   return coverageOf(fakeListStates(loaded, options), promised)
 }
