@@ -58,12 +58,12 @@ describe('first run: the official lists by default, progress, degraded health, l
     cleanup.push(() => lists.close())
     const dataDir = await mkdtemp(path.join(tmpdir(), 'first-run-'))
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }))
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
     const child: ChildProcess = spawn(process.execPath, tsEntry('server/main.ts'), {
       env: {
         ...process.env,
         ...OFFLINE_LISTS,
-        PORT: String(port),
+        // Any free port, read from the "listening" line (a port picked here may be taken by then).
+        PORT: '0',
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         LOG_LEVEL: 'info',
@@ -86,6 +86,13 @@ describe('first run: the official lists by default, progress, degraded health, l
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
     })
+    const started = Date.now()
+    let port: string | undefined
+    while (!port && child.exitCode === null && Date.now() - started < 150_000) {
+      port = output.match(/"message":"listening","port":(\d+)/)?.[1]
+      if (!port) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(port, `no "listening" line:\n${output}`).toBeDefined()
     const health = async (): Promise<{ code: number; body: Health } | undefined> => {
       try {
         const response = await fetch(`http://127.0.0.1:${port}/health`)
@@ -94,7 +101,6 @@ describe('first run: the official lists by default, progress, degraded health, l
         return undefined
       }
     }
-    const started = Date.now()
     let first = await health()
     while (!first && Date.now() - started < 150_000) {
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -103,7 +109,7 @@ describe('first run: the official lists by default, progress, degraded health, l
     // Served at once, whatever the downloads do: the first /health answer comes before any list
     // is loaded (an ordering of observable events, not a time bound).
     const loadedBeforeFirstAnswer = output.includes('"message":"sanctions list updated"')
-    expect(first?.code).toBe(200)
+    expect(first?.code, output).toBe(200)
     expect(loadedBeforeFirstAnswer).toBe(false)
     let settled: Health | undefined
     while (Date.now() - started < 200_000) {
