@@ -1,46 +1,38 @@
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { sql } from 'drizzle-orm'
-import { afterAll, expect } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createApiKeyService } from '../../core/keys/api-keys.ts'
 import { PRICES } from '../../core/payments/pricing.ts'
-import { type Database, rowsOf } from '../../core/store/database.ts'
+import { createDatabase, type Database, rowsOf } from '../../core/store/database.ts'
 import { createService } from '../../server/compose.ts'
-import { paidRegistry } from './paid-operations.ts'
-import { startPaidServerChild, waitFor } from './paid-server.ts'
-import { testConfig } from './test-config.ts'
+import { testPgliteDataDir, testPostgresUrl } from '../support/database.ts'
+import { paidRegistry } from '../support/paid-operations.ts'
+import { startPaidServerChild, waitFor } from '../support/paid-server.ts'
+import { startTempPostgres, type TempPostgres } from '../support/postgres.ts'
+import { testConfig } from '../support/test-config.ts'
 
 /**
- * The load and kill harness of the key-charge fault suites (test/faults/key-charges-*.test.ts):
- * a key is charged exactly for the answers it received, whatever happens to the process or the
- * database in between. The server runs as a child process (the real composition root with the
- * priced test operation) so it can be killed with SIGKILL. One suite file per database, so the
- * two run side by side.
+ * A key is charged exactly for the answers it received, whatever
+ * happens to the process or the database in between. The server runs as a child process (the
+ * real composition root with the priced test operation) so it can be killed with SIGKILL.
  */
-export const PRICE = PRICES.risk_score.account.fresh
+const PRICE = PRICES.risk_score.account.fresh
 const children: ChildProcess[] = []
 const cleanups: (() => Promise<void> | void)[] = []
 
-/** Kills the children left and runs the cleanups once the suite file is done. */
-export function cleanUpAfterAll(): void {
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL')
-    for (const cleanup of cleanups.reverse()) await cleanup()
-  })
-}
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL')
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
 
-/** Runs `cleanup` after the suite file (a data folder, a PostgreSQL server). */
-export function afterSuite(cleanup: () => Promise<void> | void): void {
-  cleanups.push(cleanup)
-}
-
-export async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const started = await startPaidServerChild({ SETTLEMENT_RETRY_INTERVAL_MS: '200', ...env })
   children.push(started.child)
   return started
 }
 
-export function call(url: string, apiKey: string, body: object): Promise<Response | Error> {
+function call(url: string, apiKey: string, body: object): Promise<Response | Error> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'X-API-Key': apiKey },
@@ -49,7 +41,7 @@ export function call(url: string, apiKey: string, body: object): Promise<Respons
 }
 
 /** A 200 whose body arrived whole: an answer the client received. */
-export async function answered(response: Response | Error): Promise<boolean> {
+async function answered(response: Response | Error): Promise<boolean> {
   if (response instanceof Error || response.status !== 200) return false
   try {
     return typeof ((await response.json()) as { echo?: unknown }).echo === 'string'
@@ -59,12 +51,12 @@ export async function answered(response: Response | Error): Promise<boolean> {
 }
 
 /** Key reservations neither captured nor released, as the test server counts them (test/support/paid-server-main.ts). */
-export async function openReservations(url: string): Promise<number> {
+async function openReservations(url: string): Promise<number> {
   const response = await fetch(`${new URL(url).origin}/test/open-reservations`)
   return ((await response.json()) as { open: number }).open
 }
 
-export async function keyState(database: Database, keyId: string) {
+async function keyState(database: Database, keyId: string) {
   const [key] = rowsOf<{ balance: unknown; spent: unknown }>(
     await database.db.execute(
       sql`select balance_micros as balance, spent_micros as spent from api_keys where id = ${keyId}`,
@@ -83,7 +75,7 @@ export async function keyState(database: Database, keyId: string) {
  * process is killed. A new process on the same database (its start-up sweep) gives back the
  * debits of the calls that never answered.
  */
-export async function killUnderLoad(env: Record<string, string>, open: () => Promise<Database>) {
+async function killUnderLoad(env: Record<string, string>, open: () => Promise<Database>) {
   const initial = PRICE * 2_000n
   const setup = await open()
   const { apiKey, record } = await createApiKeyService({
@@ -199,7 +191,7 @@ async function send(
  * what the dead one left). Calls sent with an idempotency key that got no answer are retried with
  * the same key until answered. At the end, per key: debits = answers received x price.
  */
-export async function killRepeatedlyUnderLoad(
+async function killRepeatedlyUnderLoad(
   env: Record<string, string>,
   open: () => Promise<Database>,
   label: string,
@@ -298,3 +290,144 @@ export async function killRepeatedlyUnderLoad(
     await database.close()
   }
 }
+
+describe('key charges under faults', { timeout: 180_000 }, () => {
+  it('kill -9 under 1,000 concurrent calls on PostgreSQL: debits = answers received x price', async () => {
+    const url = await testPostgresUrl('keycrash')
+    await killUnderLoad({ DATABASE_URL: url }, () => createDatabase({ url, maxConnections: 2 }))
+  })
+
+  it("two processes on one PostgreSQL: the survivor releases the dead one's debits and keeps its own calls", async () => {
+    const url = await testPostgresUrl('keytwo')
+    const env = { DATABASE_URL: url }
+    const initial = PRICE * 2_000n
+    const setup = await createDatabase({ url, maxConnections: 2 })
+    const { apiKey, record } = await createApiKeyService({
+      db: setup.db,
+      clock: { now: () => new Date() },
+    }).create({
+      email: 'two@example.com',
+      tier: 'pro',
+      balance: initial,
+    })
+    const [victim, survivor] = await Promise.all([startChild(env), startChild(env)])
+    // The victim: 200 calls that answer, 200 still running when it dies.
+    const victimCalls = Array.from({ length: 400 }, (_, i) =>
+      call(victim.url, apiKey, i % 2 === 0 ? { text: 'fast' } : { text: 'slow', wait_ms: 120_000 }),
+    )
+    // The survivor: 200 calls still running while it sweeps the victim's reservations.
+    const survivorCalls = Array.from({ length: 200 }, () =>
+      call(survivor.url, apiKey, { text: 'survives', wait_ms: 3_000 }),
+    )
+    const victimAnswered = (
+      await Promise.all(
+        victimCalls.filter((_, i) => i % 2 === 0).map(async (pending) => answered(await pending)),
+      )
+    ).filter(Boolean).length
+    // The victim's answered calls captured: left open are its 200 running calls and the survivor's 200.
+    await waitFor(
+      async () => ((await openReservations(victim.url)) <= 400 ? true : undefined),
+      "the victim's captures",
+    )
+    victim.child.kill('SIGKILL')
+    await once(victim.child, 'exit')
+    const survivorAnswered = (
+      await Promise.all(survivorCalls.map(async (pending) => answered(await pending)))
+    ).filter(Boolean).length
+    expect(victimAnswered).toBe(200)
+    expect(survivorAnswered).toBe(200)
+    try {
+      // The survivor's worker (every 200 ms) releases what the victim held; nobody restarts.
+      const after = await waitFor(async () => {
+        const state = await keyState(setup, record.id)
+        return state.open === 0 ? state : undefined
+      }, "the survivor's sweep")
+      expect(after).toEqual({ balance: initial - PRICE * 400n, spent: PRICE * 400n, open: 0 })
+    } finally {
+      await setup.close()
+      survivor.child.kill('SIGKILL')
+    }
+  })
+
+  it('kill -9 three times under 48 connections on PostgreSQL: never debited without an answer, per key; idempotent calls (REST, MCP) recovered', async () => {
+    const url = await testPostgresUrl('keykill3')
+    await killRepeatedlyUnderLoad(
+      { DATABASE_URL: url },
+      () => createDatabase({ url, maxConnections: 2 }),
+      'PostgreSQL',
+    )
+  })
+
+  it('kill -9 three times under 48 connections on PGlite: never debited without an answer, per key; idempotent calls (REST, MCP) recovered', async () => {
+    const { dataDir, remove } = await testPgliteDataDir('svc-keykill3-')
+    cleanups.push(remove)
+    await killRepeatedlyUnderLoad({ DATA_DIR: dataDir }, () => createDatabase({ dataDir }), 'PGlite')
+  })
+
+  it('kill -9 under 1,000 concurrent calls on PGlite: debits = answers received x price', async () => {
+    const { dataDir, remove } = await testPgliteDataDir('svc-keycrash-')
+    cleanups.push(remove)
+    await killUnderLoad({ DATA_DIR: dataDir }, () => createDatabase({ dataDir }))
+  })
+
+  it('PostgreSQL stopped for 5 s under load: 503 with Retry-After, never 500, debits = answers x price', async () => {
+    const server: TempPostgres = await startTempPostgres()
+    cleanups.push(() => server.stop())
+    const observer = await createDatabase({ url: server.url, maxConnections: 2 })
+    const initial = PRICE * 100_000n
+    const { apiKey, record } = await createApiKeyService({
+      db: observer.db,
+      clock: { now: () => new Date() },
+    }).create({ email: 'outage@example.com', tier: 'pro', balance: initial })
+    await observer.close()
+
+    const { child, url } = await startChild({ DATABASE_URL: server.url })
+    const statuses = new Map<number | string, number>()
+    let received = 0
+    let missingRetryAfter = 0
+    let stopping = false
+    const worker = async () => {
+      while (!stopping) {
+        const response = await call(url, apiKey, { text: 'load', wait_ms: 20 })
+        const status = response instanceof Error ? 'network' : response.status
+        statuses.set(status, (statuses.get(status) ?? 0) + 1)
+        if (status === 503 && !(response as Response).headers.get('retry-after')) missingRetryAfter++
+        if (await answered(response)) received++
+        else if (!(response instanceof Error)) await response.body?.cancel()
+      }
+    }
+    const workers = Array.from({ length: 16 }, worker)
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    server.pause()
+    await new Promise((resolve) => setTimeout(resolve, 5_000))
+    server.resume()
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    stopping = true
+    await Promise.all(workers)
+
+    expect(statuses.get(500) ?? 0).toBe(0)
+    expect(statuses.get('network') ?? 0).toBe(0)
+    expect(statuses.get(503) ?? 0).toBeGreaterThan(0)
+    expect(missingRetryAfter).toBe(0)
+    expect(received).toBeGreaterThan(0)
+    expect(received).toBe(statuses.get(200))
+
+    const check = await createDatabase({ url: server.url, maxConnections: 2 })
+    try {
+      // Refunds that could not be written during the outage are written by the worker's sweep.
+      // Captures of answers delivered during the outage are written by the worker's sweep too.
+      const after = await waitFor(async () => {
+        const state = await keyState(check, record.id)
+        return state.spent === PRICE * BigInt(received) && state.open === 0 ? state : undefined
+      }, 'the sweep to give back the debits of unanswered calls and capture the delivered ones')
+      expect(after).toEqual({
+        balance: initial - PRICE * BigInt(received),
+        spent: PRICE * BigInt(received),
+        open: 0,
+      })
+    } finally {
+      await check.close()
+      child.kill('SIGKILL')
+    }
+  })
+})
