@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ServiceError } from '../errors.ts'
 import { PRICES } from '../payments/pricing.ts'
 import { type SanctionsCoverage, SanctionsCoverageSchema } from '../sanctions/coverage.ts'
+import type { MatchDismissal } from '../sanctions/dismissal-store.ts'
 import {
   DEFAULT_FUZZY_THRESHOLD,
   FUZZY_MATCH_TYPES,
@@ -10,6 +11,7 @@ import {
 import { EvidenceEntityTypeSchema } from '../sanctions/match-evidence.ts'
 import { listDates } from '../sanctions/name-screen-port.ts'
 import { SanctionsMatchSchema } from '../sanctions/sanctions-screen.ts'
+import type { LoadedList } from '../sanctions/screening-index.ts'
 import { countrySchema, entityNameSchema } from '../validate/index.ts'
 import { defineOperation } from './define.ts'
 import { listsNotReady, SANCTIONS_PART } from './readiness.ts'
@@ -153,6 +155,40 @@ function resultOf(matched: boolean, coverage: SanctionsCoverage): 'possible_matc
   return coverage.status === 'complete' ? 'clear' : 'incomplete'
 }
 
+/** What a name screen of either mode read: the lists, their note and coverage, and whether it capped its matches. */
+interface NameScreening {
+  truncated: boolean
+  lists: readonly LoadedList[]
+  note: string
+  coverage: SanctionsCoverage
+}
+
+/**
+ * The answer fields both modes share: the matches after dismissals (a dismissed one stays shown
+ * and is not counted), the result and what the screen read.
+ */
+function screenAnswer<Match extends { dismissal?: MatchDismissal }>(
+  matches: Match[],
+  screened: NameScreening,
+  disclaimer: string,
+  now: Date,
+) {
+  const open = matches.filter(isOpen).length
+  return {
+    possible_match: open > 0,
+    result: resultOf(open > 0, screened.coverage),
+    dismissed_matches: matches.length - open,
+    matches,
+    matches_truncated: screened.truncated,
+    lists_checked: screened.lists.map((list) => list.list),
+    list_dates: listDates(screened.lists),
+    list_note: screened.note,
+    coverage: screened.coverage,
+    disclaimer,
+    screened_at: now.toISOString(),
+  }
+}
+
 /**
  * spec: POST /v1/sanctions/screen. "Only exact normalised or word-order-insensitive name
  * matches; a match is not a determination"; country "orders matches, never excludes". With no
@@ -189,19 +225,8 @@ export const sanctionsScreen = defineOperation({
         input.name,
         fuzzy.matches.map(({ basis: _basis, ...match }) => match),
       )
-      const open = matches.filter(isOpen).length
       return {
-        possible_match: open > 0,
-        result: resultOf(open > 0, fuzzy.coverage),
-        dismissed_matches: matches.length - open,
-        matches,
-        matches_truncated: fuzzy.truncated,
-        lists_checked: fuzzy.lists.map((list) => list.list),
-        list_dates: listDates(fuzzy.lists),
-        list_note: fuzzy.note,
-        coverage: fuzzy.coverage,
-        disclaimer: FUZZY_SANCTIONS_DISCLAIMER,
-        screened_at: ctx.clock.now().toISOString(),
+        ...screenAnswer(matches, fuzzy, FUZZY_SANCTIONS_DISCLAIMER, ctx.clock.now()),
         match: 'fuzzy' as const,
         threshold,
       }
@@ -218,19 +243,6 @@ export const sanctionsScreen = defineOperation({
         match_type: match.match_type as 'name_exact' | 'name_tokens',
       })),
     )
-    const open = matches.filter(isOpen).length
-    return {
-      possible_match: open > 0,
-      result: resultOf(open > 0, result.coverage),
-      dismissed_matches: matches.length - open,
-      matches,
-      matches_truncated: result.truncated,
-      lists_checked: result.lists.map((list) => list.list),
-      list_dates: listDates(result.lists),
-      list_note: result.note,
-      coverage: result.coverage,
-      disclaimer: SANCTIONS_DISCLAIMER,
-      screened_at: ctx.clock.now().toISOString(),
-    }
+    return screenAnswer(matches, result, SANCTIONS_DISCLAIMER, ctx.clock.now())
   },
 })
