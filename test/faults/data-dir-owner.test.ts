@@ -145,7 +145,7 @@ describe('one owner per PGlite data folder', { timeout: 300_000 }, () => {
       timings[name] = ms
       expect(code, `${name}: ${attempt.output()}`).toBe(1)
       expect(attempt.output(), name).toContain(
-        `DATA_DIR ${dataDir} is in use by process ${servicePid} (server/main.ts, since `,
+        `DATA_DIR ${dataDir} is in use by process ${servicePid} (${path.relative(process.cwd(), tsEntry('server/main.ts')[0]!)}, since `,
       )
       expect(attempt.output(), name).toContain(
         'stop it, or use another DATA_DIR, or PostgreSQL (DATABASE_URL) to share one database between processes',
@@ -155,7 +155,7 @@ describe('one owner per PGlite data folder', { timeout: 300_000 }, () => {
     expect(attempts['npm run cli'].output()).toContain('POST /v1/admin/keys')
     expect(attempts['npm run lists:import'].output()).toContain('POST /v1/admin/sanctions/refresh')
     expect(attempts['npm run mcp'].output()).toContain('/mcp endpoint')
-    // Spawn to exit, each a fresh node process with tsx (shared machine: figures, not a bound).
+    // Spawn to exit, each a fresh node process (shared machine: figures, not a bound).
     console.log('second opener spawn-to-exit ms', JSON.stringify(timings))
 
     polling = false
