@@ -31,7 +31,7 @@ const threads = workers + 1
  * Three projects, one per kind of test (docs/architecture.md, "Tests"):
  * - unit: beside the code they test, in core/, http/, tools/, server/, client/ (and the checks of
  *   the test harness itself);
- * - e2e: test/e2e/, suites that boot the whole service.
+ * - e2e: test/e2e/, suites that boot the whole service, and the MCP conformance run (test/conformance/).
  *   Both in worker threads that keep their loaded modules from one file to the next: importing
  *   the service graph (about 5 s of CPU in a fresh process) is most of a small file's cost, and
  *   every suite builds its own service, database and fakes, so nothing else carries over.
@@ -80,7 +80,7 @@ export default defineConfig({
           ...shared,
           name: 'e2e',
           pool: 'threads',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'test/conformance/**/*.test.ts'],
           exclude,
         },
       },
