@@ -31,7 +31,7 @@ function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 async function startOnce(dataDir: string) {
   const port = await freePort()
   const started = performance.now()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', 'server/main.ts'], {
     cwd: root,
     env: { ...process.env, ...OFFLINE_LISTS, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],

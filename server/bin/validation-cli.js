@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The customer's command line: `validation-cli <group> <command> …` (npm bin). See client/cli.ts.
+// tsx, not Node's own type stripping: Node strips no types in files under node_modules, where an
+// installed copy of this package lives.
 import { register } from 'tsx/esm/api'
 
 register()

@@ -19,7 +19,7 @@ import { OFFLINE_LISTS } from '../support/test-config.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-smoke-'))
-const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+const child = spawn(process.execPath, ['server/main.ts'], {
   cwd: root,
   // The lists are not fetched (no internet in CI); everything else is the default configuration.
   env: { ...process.env, ...OFFLINE_LISTS, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
