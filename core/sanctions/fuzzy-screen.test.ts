@@ -7,7 +7,7 @@ import {
   consonantSkeletons,
 } from './fuzzy-name-parts.ts'
 import { screenNameFuzzy } from './fuzzy-screen.ts'
-import { areNameVariants } from './given-name-variants.ts'
+import { areNameVariants, latinFormsOfAbjad } from './given-name-variants.ts'
 import { evidenceAdjustments } from './match-evidence.ts'
 import { buildSanctionsIndexFromEntries } from './sanctions-index.ts'
 import { screenName } from './sanctions-screen.ts'
@@ -174,6 +174,47 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
   })
 })
 
+describe('screenNameFuzzy: Latin forms the name source gives for Arabic-script names', () => {
+  // Real list names (OFAC SDN) whose Latin names the list also gives; only the Arabic one is indexed.
+  const listed = buildSanctionsIndexFromEntries([
+    entry('t1', 'رحمة, ريمون زينه'),
+    entry('t2', 'هيدموس, جوزيف ايليا'),
+    entry('t3', 'موسى, عبدالرحمن ادو'),
+    entry('t4', 'حمد, غازي'),
+  ])
+  const match = (name: string) =>
+    screenNameFuzzy(listed, name, { threshold: 0.5 }).matches.find((m) => m.entry_id.startsWith('t'))
+
+  it('pairs a Latin name with the Arabic spelling Wikidata gives for it', () => {
+    expect(latinFormsOfAbjad('rymwn')).toContain('raymond')
+    // "Raymond" / ريمون: the French d is not written in Arabic, so no skeleton finds it.
+    const raymond = match('Raymond Zina Rahme')!
+    expect(raymond.entry_id).toBe('t1')
+    expect(raymond.match_score).toBeGreaterThanOrEqual(0.78)
+    expect(raymond.score_breakdown.parts).toContainEqual({
+      query: 'raymond',
+      listed: 'rymwn',
+      similarity: 0.95,
+      method: 'variant',
+    })
+    // "Joseph" / جوزيف: the source pairs جوزيف with "Josef", a spelling variant of "Joseph".
+    const joseph = match('Joseph Ilya Haidamous')!
+    expect(joseph.score_breakdown.parts.find((part) => part.query === 'joseph')?.method).toBe('variant')
+    // "Ghazi" / غازي: a skeleton of two consonants pairs at 0.85, the known form at 0.95.
+    expect(
+      match('Ghazi Hamad')!.score_breakdown.parts.find((part) => part.query === 'ghazi')?.similarity,
+    ).toBe(0.95)
+  })
+
+  it('does not pair a name with another one whose Arabic letters fold alike', () => {
+    // احمد and حمد are both "hmd" once folded; the forms of one ("Mohamed") must begin alike.
+    expect(latinFormsOfAbjad('hmd')).toContain('mohamed')
+    expect(match('Mohamed Ghazi')?.score_breakdown.parts.find((part) => part.query === 'mohamed')).toBe(
+      undefined,
+    )
+  })
+})
+
 describe('screenNameFuzzy: a query that says more than the listed name', () => {
   // Real list names (OFAC SDN); the queries are Latin names the list gives for the same person.
   const listed = buildSanctionsIndexFromEntries([
@@ -191,7 +232,7 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
 
   it('finds a listed person whose every word the query matches, with a family or father name more', () => {
     expect(found('Majid Dastjani Farahani')).toEqual(['d1'])
-    // Short skeletons (Hadi / هادی: h-d) pair at 0.85 only: the extra word leaves it under 0.78.
+    // An extra word after a listed name of two words.
     const two = screenNameFuzzy(listed, 'Hadi Dehghan Chenari', { threshold: 0.6 }).matches[0]!
     expect(two.entry_id).toBe('d2')
     expect(two.score_breakdown.unmatched_query_parts).toEqual(['chenari'])

@@ -16,7 +16,7 @@ import {
   phoneticKeys,
   skeletonLetters,
 } from './fuzzy-name-parts.ts'
-import { areNameVariants, nameVariants } from './given-name-variants.ts'
+import { abjadFormsOfLatin, areNameVariants, isKnownAbjadForm, nameVariants } from './given-name-variants.ts'
 import {
   EVIDENCE_EFFECTS,
   type EvidenceAdjustment,
@@ -251,6 +251,12 @@ function readingSimilarity(
   return close ? jaroWinkler(latin, abjad) * SKELETON_FACTOR : 0
 }
 
+/** True when a reading of the Latin skeleton and one of the Arabic-script one begin alike. */
+function sameFirstConsonant(latin: readonly string[], abjad: readonly string[]): boolean {
+  for (const a of latin) for (const b of abjad) if (a[0] !== undefined && a[0] === b[0]) return true
+  return false
+}
+
 /** Latin letters each transliterated Arabic-script letter may be written with (the rest: itself). */
 const LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
   y: 'ieya',
@@ -306,9 +312,19 @@ export function compareNameParts(
 ): PairResult | null {
   if (query.text === listed.text && query.abjad === listed.abjad) return { sim: 1, method: 'exact' }
   if (query.abjad !== listed.abjad) {
-    const sim = query.abjad
-      ? skeletonSimilarity(listed.skeletons, query.skeletons, listed.text, query.text)
-      : skeletonSimilarity(query.skeletons, listed.skeletons, query.text, listed.text)
+    const [latin, abjad] = query.abjad ? [listed, query] : [query, listed]
+    const sim = skeletonSimilarity(latin.skeletons, abjad.skeletons, latin.text, abjad.text)
+    // A Latin form the source pairs with the Arabic-script name (هادي: "Hadi", whose skeleton
+    // of two consonants alone pairs at 0.85; موسى: "Moses", which no skeleton finds), when both
+    // begin with the same consonant: the folded Arabic letters leave out the alef, so احمد and
+    // حمد are both "hmd", and the source's pairs for one must not pair "Mohamed" with the other.
+    if (
+      sim < VARIANT_SIMILARITY &&
+      sameFirstConsonant(latin.skeletons, abjad.skeletons) &&
+      isKnownAbjadForm(latin.text, abjad.text)
+    ) {
+      return { sim: VARIANT_SIMILARITY, method: 'variant' }
+    }
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
   const a = query.text
@@ -368,6 +384,15 @@ function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number
   for (const variant of nameVariants(part.text)) {
     const id = fuzzy.tokenIds.get(variant)
     if (id !== undefined) ids.set(id, ids.get(id) ?? 0)
+  }
+  if (!part.abjad) {
+    // Arabic- and Hebrew-script names the source gives this Latin form (or a variant of it) for.
+    for (const latin of [part.text, ...nameVariants(part.text)]) {
+      for (const form of abjadFormsOfLatin(latin)) {
+        const id = fuzzy.tokenIds.get(form)
+        if (id !== undefined && fuzzy.tokenAbjad[id] === 1) ids.set(id, ids.get(id) ?? 0)
+      }
+    }
   }
   for (const key of phoneticKeys(part.text)) addCandidates(ids, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
   if (part.text.length >= 4) {
