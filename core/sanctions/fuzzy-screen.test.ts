@@ -206,6 +206,24 @@ describe('screenNameFuzzy: Latin forms the name source gives for Arabic-script n
     ).toBe(0.95)
   })
 
+  it('pairs a two-consonant word at 0.95 when the Latin word also writes its long vowels in order', () => {
+    const zein = buildSanctionsIndexFromEntries([
+      entry('z1', 'الزين, مازن حسان'),
+      entry('z2', 'بهشتی راد, سعید'),
+    ])
+    const parts = (name: string) =>
+      screenNameFuzzy(zein, name, { threshold: 0.5 }).matches[0]?.score_breakdown.parts
+    // الزين is z-y-n, written in full by "Zein"; مازن is m-z-n, three consonants.
+    expect(parts('Mazen Zein')).toContainEqual({
+      query: 'zein',
+      listed: 'lzyn',
+      similarity: 0.95,
+      method: 'transliteration',
+    })
+    // راد folds to "rd" (the alef to nothing), as رضا does: "Reza" stays at 0.85 against it.
+    expect(parts('Reza Asadi')?.find((part) => part.query === 'reza')?.similarity).toBe(0.85)
+  })
+
   it('does not pair a name with another one whose Arabic letters fold alike', () => {
     // احمد and حمد are both "hmd" once folded; the forms of one ("Mohamed") must begin alike.
     expect(latinFormsOfAbjad('hmd')).toContain('mohamed')
@@ -262,7 +280,11 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     expect(analyseName('مؤسسة البناء').parts.map((part) => part.role)).toEqual(['legal_form', 'name'])
     const match = screenNameFuzzy(listed, 'Mussa Dodin', { threshold: 0.6 }).matches[0]!
     expect(match.entry_id).toBe('d4')
-    expect(match.score_breakdown.parts.map((part) => part.query)).toEqual(['dodin', 'mussa'])
+    // موسى is m-w-s-a, written in full by "Mussa": both words pair at 0.95, the given name first.
+    expect(match.score_breakdown.parts.map((part) => [part.query, part.similarity])).toEqual([
+      ['mussa', 0.95],
+      ['dodin', 0.95],
+    ])
   })
 
   it('keeps equal consonants a vowel separates, and reads v as ف', () => {

@@ -245,6 +245,17 @@ function readingSimilarity(
   if (Math.min(latin.length, abjad.length) <= 2) {
     if (latin !== abjad) return 0
     if (latin.length === 1 && latinText.length > 3 && !shortWordsAgree(latinText, abjadText)) return 0
+    // Two consonants whose long vowels the Latin word writes too, in order ("Zein" / الزين z-y-n,
+    // "Mussa" / موسى m-w-s-a): the whole word agrees, not only two consonants of it. Not when the
+    // folded Arabic letters are the two consonants alone (an alef folds to nothing: رضا and راد
+    // are both "rd", and "Reza" spells both).
+    if (
+      latin.length === 2 &&
+      spelledBeyondConsonants(abjadText) &&
+      shortWordsAgree(latinText, abjadText, false)
+    ) {
+      return SKELETON_FACTOR
+    }
     return SHORT_SKELETON_SIMILARITY
   }
   if (latin === abjad) return SKELETON_FACTOR
@@ -255,6 +266,12 @@ function readingSimilarity(
 function sameFirstConsonant(latin: readonly string[], abjad: readonly string[]): boolean {
   for (const a of latin) for (const b of abjad) if (a[0] !== undefined && a[0] === b[0]) return true
   return false
+}
+
+/** True when the folded Arabic-script word (its article aside) writes more than two letters. */
+function spelledBeyondConsonants(abjadFolded: string): boolean {
+  const word = abjadFolded.length > 3 && abjadFolded.startsWith('l') ? abjadFolded.slice(1) : abjadFolded
+  return word.length > 2
 }
 
 /** Latin letters each transliterated Arabic-script letter may be written with (the rest: itself). */
@@ -271,20 +288,34 @@ const LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
  * found in the Latin word in order ("Ayad" / عياد "yd", "Eisa" / عیسی "ysy"; not "Popov" /
  * ایوب "ywb").
  */
-function shortWordsAgree(latinText: string, abjadFolded: string): boolean {
+function shortWordsAgree(latinText: string, abjadFolded: string, short = true): boolean {
   if (abjadFolded.length > 3 && abjadFolded.startsWith('l') && !latinText.startsWith('l')) {
-    if (spelledInOrder(latinText, abjadFolded.slice(1))) return true
+    if (spelledInOrder(latinText, abjadFolded.slice(1), short)) return true
   }
-  return spelledInOrder(latinText, abjadFolded)
+  return spelledInOrder(latinText, abjadFolded, short)
 }
 
-function spelledInOrder(latinText: string, abjadFolded: string): boolean {
-  if (abjadFolded.length === 0 || latinText.length > 7 || abjadFolded.length > 5) return false
+/**
+ * Latin letters for the long vowels when a two-consonant word is read in full: a yeh is written
+ * i, e or y and an alef a, never the other way ("Asadi" is not سعید, "Reza" not راد).
+ */
+const STRICT_LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
+  y: 'iey',
+  w: 'ouwv',
+  a: 'a',
+}
+
+/**
+ * Every letter of the Arabic word's transliteration in the Latin word, in order. `short`: both
+ * words short, the long vowels read leniently; otherwise any length, read strictly.
+ */
+function spelledInOrder(latinText: string, abjadFolded: string, short: boolean): boolean {
+  if (abjadFolded.length === 0 || (short && (latinText.length > 7 || abjadFolded.length > 5))) return false
   const latin = skeletonLetters(latinText)
   const abjad = skeletonLetters(abjadFolded)
   let at = 0
   for (const letter of abjad) {
-    const spellings = LONG_VOWEL_SPELLINGS[letter] ?? letter
+    const spellings = (short ? LONG_VOWEL_SPELLINGS : STRICT_LONG_VOWEL_SPELLINGS)[letter] ?? letter
     while (at < latin.length && !spellings.includes(latin[at]!)) at++
     if (at === latin.length) return false
     at++
