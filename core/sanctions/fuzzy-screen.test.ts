@@ -259,6 +259,23 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     expect(match.score_breakdown.unmatched_listed_parts).toEqual([])
   })
 
+  it('leaves out the nasab of a name written in Arabic script, when the query keeps the given name first and the order', () => {
+    // Real list names (OFAC SDN); the Latin names are the ones the list gives for the same persons.
+    const nasab = buildSanctionsIndexFromEntries([
+      entry('n1', 'ال‫سيد‬, ساره جمال محمد'),
+      entry('n2', 'دودين, موسى محمد سالم'),
+    ])
+    const match = (name: string) => screenNameFuzzy(nasab, name, { threshold: 0.3 }).matches[0]
+    const sarah = match('Sarah Gamal')!
+    expect(sarah.entry_id).toBe('n1')
+    expect(sarah.score_breakdown.unmatched_listed_parts).toEqual(['mhmd', 'lsyd'])
+    // 0.95 x 2 / (2 + 0.1 x the weight of the two words left out).
+    expect(sarah.match_score).toBe(0.904)
+    expect(match('Mussa Dodin')!.match_score).toBeGreaterThanOrEqual(0.78)
+    // The same words in another order (the father's name first): the words left out cost 0.25.
+    expect(match('Gamal Sarah')!.match_score).toBe(0.842)
+  })
+
   it('does not do so for organisations, nor for a patronymic the list does not give', () => {
     // Another word makes another organisation.
     expect(found('FONDOVYI ANGSTREM-T')).toEqual([])

@@ -143,6 +143,9 @@ const UNMATCHED_LISTED_FACTOR = 0.25
 const QUERY_DETAIL_FACTOR = 0.35
 /** Russian, Ukrainian and Belarusian patronymics as Latin spellings write them. */
 const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|ivna|ichna|ovič|evič)$/
+/** What a listed word costs that an Arabic-script name's nasab holds and the query leaves out (nasabFactor). */
+const NASAB_FACTOR = 0.1
+const NASAB_MIN_SIMILARITY = 0.9
 const PART_FLOOR = 0.8
 const WEAK_ALIAS_FACTOR = 0.9
 const CROSS_SEGMENT_FACTOR = 0.5
@@ -590,6 +593,35 @@ function byPairOrder(a: Pair, b: Pair): number {
   return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
 }
 
+const ARABIC_SCRIPT = SCRIPT_CODES.indexOf('arabic')
+
+/**
+ * What the listed words the query leaves out cost when the listed name is written in Arabic
+ * script and the query is its given name and some of the names after it, in the same order:
+ * such a name carries the nasab (father's and grandfather's names: "ساره جمال محمد السيد" is
+ * Sarah, daughter of Gamal, son of Mohammed, of the Sayed family), which a Latin spelling of the
+ * same person usually leaves out ("Sarah Gamal"). The query's first word must pair with the
+ * listed given name (another given name is another person), and the pairs must keep their order
+ * (a father's name before the son's is a father / son swap).
+ */
+function nasabFactor(fuzzy: FuzzyIndex, chosen: readonly Pair[], start: number, end: number): number {
+  let firstListedName = -1
+  for (let p = start; firstListedName < 0 && p < end; p++) {
+    if (fuzzy.partRole[p] === NAME_ROLE) firstListedName = p
+  }
+  const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
+  const first = ordered.find((pair) => fuzzy.partRole[pair.l0] === NAME_ROLE)
+  if (first === undefined || first.l0 !== firstListedName) return UNMATCHED_LISTED_FACTOR
+  for (let i = 0; i < ordered.length; i++) {
+    const pair = ordered[i]!
+    // Each word agrees closely: two or one consonants alone ("Za" / عوض) say too little.
+    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < NASAB_MIN_SIMILARITY)
+      return UNMATCHED_LISTED_FACTOR
+    if (i > 0 && pair.l0 <= Math.max(ordered[i - 1]!.l0, ordered[i - 1]!.l1)) return UNMATCHED_LISTED_FACTOR
+  }
+  return NASAB_FACTOR
+}
+
 function listedWeight(fuzzy: FuzzyIndex, p: number): number {
   return ROLE_WEIGHT_CODES[fuzzy.partRole[p]!]! * fuzzy.tokenWeight[fuzzy.partToken[p]!]!
 }
@@ -742,7 +774,15 @@ function scoreName(
   const givenNameMatched = firstName >= 0 && (usedQuery & (1 << firstName)) !== 0
   const queryFactor =
     person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2 ? QUERY_DETAIL_FACTOR : 1
-  const denominator = aligned + queryRest + queryFactor * queryDetail + UNMATCHED_LISTED_FACTOR * listedRest
+  const listedFactor =
+    person &&
+    queryDetail === 0 &&
+    queryRest === 0 &&
+    fuzzy.nameScript[name] === ARABIC_SCRIPT &&
+    alignedNames >= 2
+      ? nasabFactor(fuzzy, chosen, start, end)
+      : UNMATCHED_LISTED_FACTOR
+  const denominator = aligned + queryRest + queryFactor * queryDetail + listedFactor * listedRest
   if (denominator <= 0) return null
   let score = weighted / denominator
   // One distinctive word on each side ("Russel Inc" / "Russul OOO"): one letter is the name.
@@ -798,7 +838,9 @@ function scoreBound(
     weighted += weight * best[q]!
     total += best[q]! > 0 || part.patronymic ? weight : unmatchedCost * weight
   }
-  return total === 0 ? 1 : weighted / (total + UNMATCHED_LISTED_FACTOR * listedRest)
+  // Words of an Arabic-script name's nasab may cost NASAB_FACTOR only (nasabFactor).
+  const listedCost = fuzzy.nameScript[name] === ARABIC_SCRIPT ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
+  return total === 0 ? 1 : weighted / (total + listedCost * listedRest)
 }
 
 function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number>): boolean {
