@@ -276,6 +276,19 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     expect(match('Gamal Sarah')!.match_score).toBe(0.842)
   })
 
+  it('lets extra words cost less when the listed words pair closely and in their order', () => {
+    // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
+    const kayali = buildSanctionsIndexFromEntries([
+      entry('k1', 'كيالي, طاهر'),
+      entry('k2', 'دودين, موسى محمد سالم'),
+    ])
+    const score = (name: string) => screenNameFuzzy(kayali, name, { threshold: 0.3 }).matches[0]!.match_score
+    // 0.95 x 2 / (2 + 0.2 x 2): two extra words at 0.2 each.
+    expect(score('Taher Abdel Karim Kayali')).toBe(0.792)
+    // Out of order, the extra words cost 0.35 each: 0.95 x 2 / (2 + 0.35 x 2).
+    expect(score('Kayali Abdel Karim Taher')).toBe(0.704)
+  })
+
   it('does not do so for organisations, nor for a patronymic the list does not give', () => {
     // Another word makes another organisation.
     expect(found('FONDOVYI ANGSTREM-T')).toEqual([])

@@ -141,11 +141,18 @@ const UNMATCHED_LISTED_FACTOR = 0.25
  * detail"), not another person. Still more than an unmatched listed word costs.
  */
 const QUERY_DETAIL_FACTOR = 0.35
+/**
+ * The same when every listed word pairs closely and in the same order as in the query
+ * (closeAndInOrder): the query then holds the listed name as written, with words of its own
+ * around it ("Taher Abdel Karim Kayali" / كيالي, طاهر).
+ */
+const CLOSE_QUERY_DETAIL_FACTOR = 0.2
 /** Russian, Ukrainian and Belarusian patronymics as Latin spellings write them. */
 const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|ivna|ichna|ovič|evič)$/
 /** What a listed word costs that an Arabic-script name's nasab holds and the query leaves out (nasabFactor). */
 const NASAB_FACTOR = 0.1
-const NASAB_MIN_SIMILARITY = 0.9
+/** A pair this close or closer is more than a few consonants in common (closeAndInOrder). */
+const CLOSE_PAIR_SIMILARITY = 0.9
 const PART_FLOOR = 0.8
 const WEAK_ALIAS_FACTOR = 0.9
 const CROSS_SEGMENT_FACTOR = 0.5
@@ -612,14 +619,21 @@ function nasabFactor(fuzzy: FuzzyIndex, chosen: readonly Pair[], start: number, 
   const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
   const first = ordered.find((pair) => fuzzy.partRole[pair.l0] === NAME_ROLE)
   if (first === undefined || first.l0 !== firstListedName) return UNMATCHED_LISTED_FACTOR
+  return closeAndInOrder(fuzzy, ordered) ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
+}
+
+/**
+ * True when every aligned name word agrees closely (0.9 or more: one or two consonants alone,
+ * "Za" / عوض, say too little) and the pairs keep the order of both names.
+ */
+function closeAndInOrder(fuzzy: FuzzyIndex, chosen: readonly Pair[]): boolean {
+  const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
   for (let i = 0; i < ordered.length; i++) {
     const pair = ordered[i]!
-    // Each word agrees closely: two or one consonants alone ("Za" / عوض) say too little.
-    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < NASAB_MIN_SIMILARITY)
-      return UNMATCHED_LISTED_FACTOR
-    if (i > 0 && pair.l0 <= Math.max(ordered[i - 1]!.l0, ordered[i - 1]!.l1)) return UNMATCHED_LISTED_FACTOR
+    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < CLOSE_PAIR_SIMILARITY) return false
+    if (i > 0 && pair.l0 <= Math.max(ordered[i - 1]!.l0, ordered[i - 1]!.l1)) return false
   }
-  return NASAB_FACTOR
+  return true
 }
 
 function listedWeight(fuzzy: FuzzyIndex, p: number): number {
@@ -737,12 +751,14 @@ function scoreName(
   let queryRest = 0
   let queryDetail = 0
   let queryNames = 0
+  let queryNamesLeft = 0
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (IGNORED_ROLES.has(part.role)) continue
     if (part.role === 'name') queryNames++
     if ((usedQuery & (1 << q)) !== 0) continue
     unmatchedQuery.push(q)
+    if (part.role === 'name') queryNamesLeft++
     if (part.patronymic) queryRest += part.weight
     else queryDetail += part.weight
   }
@@ -773,13 +789,13 @@ function scoreName(
   for (let q = 0; q < query.length && firstName < 0; q++) if (query[q]!.role === 'name') firstName = q
   const givenNameMatched = firstName >= 0 && (usedQuery & (1 << firstName)) !== 0
   const queryFactor =
-    person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2 ? QUERY_DETAIL_FACTOR : 1
+    person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2
+      ? closeAndInOrder(fuzzy, chosen)
+        ? CLOSE_QUERY_DETAIL_FACTOR
+        : QUERY_DETAIL_FACTOR
+      : 1
   const listedFactor =
-    person &&
-    queryDetail === 0 &&
-    queryRest === 0 &&
-    fuzzy.nameScript[name] === ARABIC_SCRIPT &&
-    alignedNames >= 2
+    person && queryNamesLeft === 0 && fuzzy.nameScript[name] === ARABIC_SCRIPT && alignedNames >= 2
       ? nasabFactor(fuzzy, chosen, start, end)
       : UNMATCHED_LISTED_FACTOR
   const denominator = aligned + queryRest + queryFactor * queryDetail + listedFactor * listedRest
