@@ -78,6 +78,19 @@ describe('fuzzy name analysis', () => {
     expect(roles('Bashar al Assad')).toEqual(['bashar:name', 'al:article', 'assad:name'])
   })
 
+  it('reads Latin titles only in Latin script: عامر (Amer) folds to "mr" and is a name', () => {
+    expect(analyseName('خيتي, عامر تيسير', 'person').parts.map((part) => part.role)).toEqual([
+      'name',
+      'name',
+      'name',
+    ])
+    expect(analyseName('Mr Amer Kheiti', 'person').parts.map((part) => part.role)).toEqual([
+      'honorific',
+      'name',
+      'name',
+    ])
+  })
+
   it('reads "Surname, Given names" in spoken order so particles keep their place', () => {
     const parts = analyseName('AL-WALID, Mahfouz Ould', 'person').parts
     expect(parts.map((part) => `${part.text}:${part.segment}`)).toEqual([
