@@ -179,6 +179,20 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
 
+  it('joins three Latin words with the article in the middle against one Arabic word', () => {
+    // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
+    const hani = buildSanctionsIndexFromEntries([entry('h1', 'اسعد, هاني عبدالمجيد محمد')])
+    const match = screenNameFuzzy(hani, "Hani 'Abd-al-Majid Muhammad As'ad").matches[0]!
+    expect(match.entry_id).toBe('h1')
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'abd al majid',
+      listed: 'bdlmjyd',
+      similarity: 0.95,
+      method: 'joined',
+    })
+    expect(match.score_breakdown.unmatched_query_parts).toEqual([])
+  })
+
   it('does not turn the extra readings into matches of other names', () => {
     // A split into halves of one consonant says too little ("zan" + "ella" / عدنان علي).
     expect(found('Zanella s.r.l.')).toEqual([])

@@ -481,6 +481,8 @@ function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organiz
 /** Two adjacent query parts written as one listed part ("al qaida" / "alqaida"). */
 interface JoinedMatch {
   queryIndex: number
+  /** The last query part joined: queryIndex + 1, or + 2 for "Abd al Majid" / عبدالمجيد. */
+  lastIndex: number
   tokenId: number
   sim: number
 }
@@ -535,18 +537,31 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
       for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
       for (const id of found) {
         const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
-        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, tokenId: id, sim })
+        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim })
+      }
+    }
+    const c = parts[i + 2]
+    if (c && !a.abjad && !c.abjad && a.role === 'name' && b.role === 'article' && c.role === 'name') {
+      // Three Latin words with the article in the middle against one Arabic word: the compound
+      // names "Abd al Majid" / عبدالمجيد, "Nasir al Din" / ناصرالدين, "Abd el Halim" / عبدالحليم.
+      const text = a.text + b.text + c.text
+      const skeletons = consonantSkeletons(text)
+      for (const id of tokensBySkeletons(fuzzy, skeletons)) {
+        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], text)
+        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 2, tokenId: id, sim })
       }
     }
     const text = a.text + b.text
     const exact = fuzzy.tokenIds.get(text)
-    if (exact !== undefined) joined.push({ queryIndex: i, tokenId: exact, sim: SPLIT_SIMILARITY })
+    if (exact !== undefined)
+      joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: exact, sim: SPLIT_SIMILARITY })
     else if (text.length >= 6) {
       for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
         const token = fuzzy.tokens[id]!
         if (Math.abs(token.length - text.length) > 1) continue
         const sim = wordSimilarity(text, token)
-        if (sim >= 0.9) joined.push({ queryIndex: i, tokenId: id, sim: sim * SPLIT_SIMILARITY })
+        if (sim >= 0.9)
+          joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
       }
     }
   }
@@ -572,7 +587,10 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
   return { joined, split }
 }
 
-/** An aligned pair: one or two query parts (q1 = -1 for one) with one or two listed parts. */
+/**
+ * An aligned pair: one query part, or the query parts q0..q1 (two, or three with an article in
+ * the middle; q1 = -1 for one), with one or two listed parts.
+ */
 interface Pair {
   q0: number
   q1: number
@@ -595,8 +613,8 @@ const IGNORED_ROLE_CODES = new Uint8Array(ROLE_CODES.map((role) => (IGNORED_ROLE
 const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[role]))
 
 function byPairOrder(a: Pair, b: Pair): number {
-  const widthA = (a.q1 >= 0 ? 2 : 1) + (a.l1 >= 0 ? 2 : 1)
-  const widthB = (b.q1 >= 0 ? 2 : 1) + (b.l1 >= 0 ? 2 : 1)
+  const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? 2 : 1)
+  const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? 2 : 1)
   return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
 }
 
@@ -697,7 +715,7 @@ function scoreName(
         checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
       pairs.push({
         q0: match.queryIndex,
-        q1: match.queryIndex + 1,
+        q1: match.lastIndex,
         l0: p,
         l1: -1,
         sim: match.sim * factor,
@@ -731,13 +749,15 @@ function scoreName(
   let alignedNames = 0
   for (const pair of pairs) {
     if (pair.sim < PART_FLOOR) break
-    const queryBits = (1 << pair.q0) | (pair.q1 >= 0 ? 1 << pair.q1 : 0)
+    let queryBits = 1 << pair.q0
+    for (let q = pair.q0 + 1; q <= pair.q1; q++) queryBits |= 1 << q
     const listedBits = (1 << (pair.l0 - start)) | (pair.l1 >= 0 ? 1 << (pair.l1 - start) : 0)
     if ((usedQuery & queryBits) !== 0 || (usedListed & listedBits) !== 0) continue
     usedQuery |= queryBits
     usedListed |= listedBits
     chosen.push(pair)
-    const queryWeight = query[pair.q0]!.weight + (pair.q1 >= 0 ? query[pair.q1]!.weight : 0)
+    let queryWeight = query[pair.q0]!.weight
+    for (let q = pair.q0 + 1; q <= pair.q1; q++) queryWeight += query[q]!.weight
     const listed = listedWeight(fuzzy, pair.l0) + (pair.l1 >= 0 ? listedWeight(fuzzy, pair.l1) : 0)
     const weight = Math.max(queryWeight, listed)
     aligned += weight
@@ -899,8 +919,7 @@ function candidateNames(
     const part = query[q]!
     if (part.role !== 'name') continue
     const tokens = new Set<number>(part.matches.keys())
-    for (const match of joined)
-      if (match.queryIndex === q || match.queryIndex + 1 === q) tokens.add(match.tokenId)
+    for (const match of joined) if (match.queryIndex <= q && q <= match.lastIndex) tokens.add(match.tokenId)
     for (const match of split) {
       if (match.queryIndex !== q) continue
       const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
@@ -1170,7 +1189,10 @@ function toMatch(
       query_as: query.map((part) => part.text).join(' '),
       name_score: round(hit.nameScore),
       parts: (detail?.pairs ?? []).map((pair) => ({
-        query: pair.q1 >= 0 ? `${query[pair.q0]!.text} ${query[pair.q1]!.text}` : query[pair.q0]!.text,
+        query: query
+          .slice(pair.q0, (pair.q1 >= 0 ? pair.q1 : pair.q0) + 1)
+          .map((part) => part.text)
+          .join(' '),
         listed: pair.l1 >= 0 ? `${listedText(pair.l0)} ${listedText(pair.l1)}` : listedText(pair.l0),
         similarity: round(pair.sim),
         method: pair.method,
