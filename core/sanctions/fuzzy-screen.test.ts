@@ -247,6 +247,13 @@ describe('screenNameFuzzy: Latin forms the name source gives for Arabic-script n
       similarity: 0.95,
       method: 'transliteration',
     })
+    // A final ه is written a or e: الدوله is d-w-l-h, and "Dawla" writes it in full.
+    const dawla = buildSanctionsIndexFromEntries([entry('w1', 'الدوله, محمد')])
+    expect(
+      screenNameFuzzy(dawla, 'Mohammed Ahmed Al-Dawla').matches[0]?.score_breakdown.parts.find(
+        (part) => part.query === 'dawla',
+      )?.similarity,
+    ).toBe(0.95)
     // راد folds to "rd" (the alef to nothing), as رضا does: "Reza" stays at 0.85 against it.
     expect(parts('Reza Asadi')?.find((part) => part.query === 'reza')?.similarity).toBe(0.85)
   })

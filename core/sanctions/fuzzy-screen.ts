@@ -315,6 +315,8 @@ const STRICT_LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
   a: 'a',
 }
 
+const FINAL_H_SPELLINGS = 'hae'
+
 /**
  * Every letter of the Arabic word's transliteration in the Latin word, in order. `short`: both
  * words short, the long vowels read leniently; otherwise any length, read strictly.
@@ -324,8 +326,13 @@ function spelledInOrder(latinText: string, abjadFolded: string, short: boolean):
   const latin = skeletonLetters(latinText)
   const abjad = skeletonLetters(abjadFolded)
   let at = 0
-  for (const letter of abjad) {
-    const spellings = (short ? LONG_VOWEL_SPELLINGS : STRICT_LONG_VOWEL_SPELLINGS)[letter] ?? letter
+  for (let i = 0; i < abjad.length; i++) {
+    const letter = abjad[i]!
+    // A final h is mostly ta marbuta or a final heh, written a or e ("Dawla" / الدوله, "Juma" / جمعة).
+    const spellings =
+      i === abjad.length - 1 && letter === 'h' && abjad.length > 2
+        ? FINAL_H_SPELLINGS
+        : ((short ? LONG_VOWEL_SPELLINGS : STRICT_LONG_VOWEL_SPELLINGS)[letter] ?? letter)
     while (at < latin.length && !spellings.includes(latin[at]!)) at++
     if (at === latin.length) return false
     at++
