@@ -52,8 +52,11 @@ import type { SanctionsAlias, SanctionsEntry } from './types.ts'
  *    one-to-one, also two parts against one joined part and back; pairs across a patronymic
  *    particle ("bin") count half.
  * 3. Score: sum of weight x similarity over aligned parts / (aligned weight + unaligned query
- *    weight + 0.35 x unaligned listed weight). Rare parts weigh more than common ones; legal
- *    forms and honorifics weigh nothing; a weak or low-quality alias scores x0.9.
+ *    weight + 0.25 x unaligned listed weight). Rare parts weigh more than common ones; legal
+ *    forms and honorifics weigh nothing; a weak or low-quality alias scores x0.9. Extra query
+ *    words weigh less when the listed person's name is wholly matched (QUERY_DETAIL_FACTOR),
+ *    and the nasab an Arabic-script name carries weighs less when the query leaves it out
+ *    (nasabFactor).
  * 4. Evidence (match-evidence.ts) moves the score; the threshold (default 0.78) decides.
  */
 
