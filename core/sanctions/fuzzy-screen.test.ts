@@ -175,6 +175,13 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Amanolah GOSHTASBI')).toContain('p6:name_transliterated')
     // "Abdul" against عبد written apart from the next word.
     expect(found('ABDUL WAHED SHAFIQ')).toContain('p7:name_transliterated')
+    // A Persian compound of two common words, joined ("Hamidiravari" / حمیدی راوری).
+    const hamidi = buildSanctionsIndexFromEntries([entry('r1', 'حمیدی راوری, رضا')])
+    expect(
+      screenNameFuzzy(hamidi, 'Reza Hamidiravari').matches[0]?.score_breakdown.parts.find(
+        (part) => part.method === 'split',
+      ),
+    ).toEqual({ query: 'hamidiravari', listed: 'hmydy rwry', similarity: 0.95, method: 'split' })
     // A first half of three letters that spells the whole Arabic word ("Ali" / علی).
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
