@@ -317,6 +317,21 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     expect(match('Gamal Sarah')!.match_score).toBe(0.842)
   })
 
+  it('lets a query with a word more leave out the nasab, not the family name', () => {
+    // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
+    const khadur = buildSanctionsIndexFromEntries([
+      entry('f1', 'خضور, توفیق محمد'),
+      entry('f2', 'دودين, موسى محمد سالم'),
+    ])
+    const match = (name: string) => screenNameFuzzy(khadur, name, { threshold: 0.3 }).matches[0]!
+    // محمد lies between the matched given and family names: the query's extra word costs 0.2.
+    const found = match('Tawfiq Ahmad Khadur')
+    expect(found.score_breakdown.unmatched_listed_parts).toEqual(['mhmd'])
+    expect(found.match_score).toBe(0.831)
+    // The family name left out: the listed name is not wholly matched, the extra word costs in full.
+    expect(match('Tawfiq Ahmad Mohammad').match_score).toBe(0.6)
+  })
+
   it('lets extra words cost less when the listed words pair closely and in their order', () => {
     // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
     const kayali = buildSanctionsIndexFromEntries([

@@ -813,8 +813,20 @@ function scoreName(
   // from his son of the same given name and surname ("Sergey Aleksandrovich Ushko" / "Ushko, Sergey").
   // The query's first name word (its given name) must be matched: another given name in front
   // of a listed name is another person of that family ("Yurii Abdul Rahman" / "Abdul Rahman").
+  // Of an Arabic-script person's name, the words between its matched ones are its nasab
+  // (nasabFactor): left out, they do not make the listed name less than wholly matched.
+  let firstMatched = end
+  let lastMatched = -1
+  if (person && fuzzy.nameScript[name] === ARABIC_SCRIPT) {
+    for (const pair of chosen) {
+      firstMatched = Math.min(firstMatched, pair.l0)
+      lastMatched = Math.max(lastMatched, pair.l0, pair.l1)
+    }
+  }
   let listedNamesLeft = 0
-  for (const p of unmatchedListed) if (fuzzy.partRole[p] === NAME_ROLE) listedNamesLeft++
+  for (const p of unmatchedListed) {
+    if (fuzzy.partRole[p] === NAME_ROLE && (p < firstMatched || p > lastMatched)) listedNamesLeft++
+  }
   let firstName = -1
   for (let q = 0; q < query.length && firstName < 0; q++) if (query[q]!.role === 'name') firstName = q
   const givenNameMatched = firstName >= 0 && (usedQuery & (1 << firstName)) !== 0
@@ -875,8 +887,10 @@ function scoreBound(
   }
   let weighted = 0
   let total = 0
-  // Unmatched query words may cost QUERY_DETAIL_FACTOR only when every listed word is matched.
-  const unmatchedCost = listedRest === 0 ? QUERY_DETAIL_FACTOR : 1
+  // Unmatched query words may cost CLOSE_QUERY_DETAIL_FACTOR at least only when every listed
+  // word is matched, or the name is in Arabic script (whose nasab may be left out).
+  const arabic = fuzzy.nameScript[name] === ARABIC_SCRIPT
+  const unmatchedCost = listedRest === 0 || arabic ? CLOSE_QUERY_DETAIL_FACTOR : 1
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
@@ -885,7 +899,7 @@ function scoreBound(
     total += best[q]! > 0 || part.patronymic ? weight : unmatchedCost * weight
   }
   // Words of an Arabic-script name's nasab may cost NASAB_FACTOR only (nasabFactor).
-  const listedCost = fuzzy.nameScript[name] === ARABIC_SCRIPT ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
+  const listedCost = arabic ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
   return total === 0 ? 1 : weighted / (total + listedCost * listedRest)
 }
 
