@@ -16,16 +16,26 @@
  * patronymic (sergey, not sergeevich), and neither is a much shorter part of the other
  * (abdul / abdulaziz). The output maps each form to its
  * variants: one line per form, the form then its variants, space-separated, sorted.
+ *
+ * It also writes core/sanctions/name-data/abjad-name-spellings.txt: for each name written in
+ * Arabic or Hebrew script, the Latin forms the file pairs with it ("yusuf" with يوسف, "raymond"
+ * with ريمون, "moses" with موسى). These are kept whatever their letters: Wikidata records them as the same name, and a
+ * consonant skeleton cannot tell that "Hadi" is هادي rather than one of the many words on h-d, nor
+ * that "Moses" is موسى. The Arabic-script form is folded as the matcher folds a listed part
+ * (the exact normaliser's tokens, then any-ascii: هادي is "hdy"); one line per folded form, then
+ * its Latin forms.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { consonantSkeleton, foldNamePart, soundClass } from '../../core/sanctions/fuzzy-name-parts.ts'
+import { nameTokens } from '../../core/sanctions/name-normaliser.ts'
 import { jaroWinkler, levenshteinSimilarity } from '../../core/sanctions/name-similarity.ts'
 
 const PATRONYMIC =
   /(ovich|evich|ovna|evna|ovitsj|evitsj|owitsch|ewitsch|ovic|evic|ovych|ivna|ovics|evics|ovitch|evitch)$/
 const LATIN_ONLY = /^[\p{Script=Latin}\p{M}'’-]+$/u
+const ABJAD_ONLY = /^[\p{Script=Arabic}\p{Script=Hebrew}\p{M}\u200c\u200d]+$/u
 const input = process.argv[2]
 if (!input) throw new Error('usage: build-given-name-variants.ts path/to/synonames.txt')
 
@@ -61,6 +71,29 @@ for (const line of readFileSync(input, 'utf8').split('\n')) {
     set.add(foldNamePart(latin))
   }
 }
+// Arabic- and Hebrew-script forms: the Latin forms paired with them, folded as the index folds
+// a listed part. Only direct pairs: the file also pairs names of one script that are not the
+// same name (أحمد, محمد), so a hop through another Arabic-script form would merge them.
+const abjadLatin = new Map<string, Set<string>>()
+for (const line of readFileSync(input, 'utf8').split('\n')) {
+  const [left, right] = line.split(', ').map((form) => form?.trim() ?? '')
+  if (!left || !right) continue
+  for (const [a, b] of [
+    [left, right],
+    [right, left],
+  ] as const) {
+    if (!ABJAD_ONLY.test(a) || !LATIN_ONLY.test(b)) continue
+    const tokens = nameTokens(a)
+    const folded = tokens.length === 1 ? foldNamePart(tokens[0]!) : ''
+    const latin = foldNamePart(b)
+    if (folded.length < 2 || latin.length < 2) continue
+    const set = abjadLatin.get(folded) ?? new Set<string>()
+    abjadLatin.set(folded, set)
+    set.add(latin)
+  }
+}
+const abjadLines = [...abjadLatin].map(([form, latin]) => [form, ...[...latin].sort()].join(' ')).sort()
+
 for (const forms of latinOf.values()) {
   const list = [...forms]
   for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) link(list[i]!, list[j]!)
@@ -73,4 +106,6 @@ const out = path.resolve(
   '../../core/sanctions/name-data/given-name-variants.txt',
 )
 writeFileSync(out, `${lines.join('\n')}\n`)
-console.log(JSON.stringify({ forms: lines.length, out }))
+const abjadOut = path.join(path.dirname(out), 'abjad-name-spellings.txt')
+writeFileSync(abjadOut, `${abjadLines.join('\n')}\n`)
+console.log(JSON.stringify({ forms: lines.length, out, abjad_forms: abjadLines.length, abjadOut }))

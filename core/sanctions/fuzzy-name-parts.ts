@@ -421,6 +421,9 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     if (
       leading &&
       kind !== 'organization' &&
+      // Latin titles, so not a folded Arabic-script word that spells one (عامر, the given name
+      // Amer, folds to "mr").
+      !isAbjad(script) &&
       (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
       raw.length - i > 2
     ) {

@@ -7,7 +7,7 @@ import {
   consonantSkeletons,
 } from './fuzzy-name-parts.ts'
 import { screenNameFuzzy } from './fuzzy-screen.ts'
-import { areNameVariants } from './given-name-variants.ts'
+import { areNameVariants, latinFormsOfAbjad } from './given-name-variants.ts'
 import { evidenceAdjustments } from './match-evidence.ts'
 import { buildSanctionsIndexFromEntries } from './sanctions-index.ts'
 import { screenName } from './sanctions-screen.ts'
@@ -76,6 +76,19 @@ describe('fuzzy name analysis', () => {
     expect(roles('Teamford Enterprises Limitde')).toContain('limitde:legal_form')
     expect(roles('Salman bin Muhammad')).toEqual(['salman:name', 'bin:particle', 'muhammad:name'])
     expect(roles('Bashar al Assad')).toEqual(['bashar:name', 'al:article', 'assad:name'])
+  })
+
+  it('reads Latin titles only in Latin script: عامر (Amer) folds to "mr" and is a name', () => {
+    expect(analyseName('خيتي, عامر تيسير', 'person').parts.map((part) => part.role)).toEqual([
+      'name',
+      'name',
+      'name',
+    ])
+    expect(analyseName('Mr Amer Kheiti', 'person').parts.map((part) => part.role)).toEqual([
+      'honorific',
+      'name',
+      'name',
+    ])
   })
 
   it('reads "Surname, Given names" in spoken order so particles keep their place', () => {
@@ -162,8 +175,29 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Amanolah GOSHTASBI')).toContain('p6:name_transliterated')
     // "Abdul" against عبد written apart from the next word.
     expect(found('ABDUL WAHED SHAFIQ')).toContain('p7:name_transliterated')
+    // A Persian compound of two common words, joined ("Hamidiravari" / حمیدی راوری).
+    const hamidi = buildSanctionsIndexFromEntries([entry('r1', 'حمیدی راوری, رضا')])
+    expect(
+      screenNameFuzzy(hamidi, 'Reza Hamidiravari').matches[0]?.score_breakdown.parts.find(
+        (part) => part.method === 'split',
+      ),
+    ).toEqual({ query: 'hamidiravari', listed: 'hmydy rwry', similarity: 0.95, method: 'split' })
     // A first half of three letters that spells the whole Arabic word ("Ali" / علی).
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
+  })
+
+  it('joins three Latin words with the article in the middle against one Arabic word', () => {
+    // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
+    const hani = buildSanctionsIndexFromEntries([entry('h1', 'اسعد, هاني عبدالمجيد محمد')])
+    const match = screenNameFuzzy(hani, "Hani 'Abd-al-Majid Muhammad As'ad").matches[0]!
+    expect(match.entry_id).toBe('h1')
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'abd al majid',
+      listed: 'bdlmjyd',
+      similarity: 0.95,
+      method: 'joined',
+    })
+    expect(match.score_breakdown.unmatched_query_parts).toEqual([])
   })
 
   it('does not turn the extra readings into matches of other names', () => {
@@ -171,6 +205,72 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Zanella s.r.l.')).toEqual([])
     // "Abdul" without its l pairs with عبد only, not with any b-d word (ابادی).
     expect(found('Abdul Thomas')).toEqual([])
+  })
+})
+
+describe('screenNameFuzzy: Latin forms the name source gives for Arabic-script names', () => {
+  // Real list names (OFAC SDN) whose Latin names the list also gives; only the Arabic one is indexed.
+  const listed = buildSanctionsIndexFromEntries([
+    entry('t1', 'رحمة, ريمون زينه'),
+    entry('t2', 'هيدموس, جوزيف ايليا'),
+    entry('t3', 'موسى, عبدالرحمن ادو'),
+    entry('t4', 'حمد, غازي'),
+  ])
+  const match = (name: string) =>
+    screenNameFuzzy(listed, name, { threshold: 0.5 }).matches.find((m) => m.entry_id.startsWith('t'))
+
+  it('pairs a Latin name with the Arabic spelling Wikidata gives for it', () => {
+    expect(latinFormsOfAbjad('rymwn')).toContain('raymond')
+    // "Raymond" / ريمون: the French d is not written in Arabic, so no skeleton finds it.
+    const raymond = match('Raymond Zina Rahme')!
+    expect(raymond.entry_id).toBe('t1')
+    expect(raymond.match_score).toBeGreaterThanOrEqual(0.78)
+    expect(raymond.score_breakdown.parts).toContainEqual({
+      query: 'raymond',
+      listed: 'rymwn',
+      similarity: 0.95,
+      method: 'variant',
+    })
+    // "Joseph" / جوزيف: the source pairs جوزيف with "Josef", a spelling variant of "Joseph".
+    const joseph = match('Joseph Ilya Haidamous')!
+    expect(joseph.score_breakdown.parts.find((part) => part.query === 'joseph')?.method).toBe('variant')
+    // "Ghazi" / غازي: a skeleton of two consonants pairs at 0.85, the known form at 0.95.
+    expect(
+      match('Ghazi Hamad')!.score_breakdown.parts.find((part) => part.query === 'ghazi')?.similarity,
+    ).toBe(0.95)
+  })
+
+  it('pairs a two-consonant word at 0.95 when the Latin word also writes its long vowels in order', () => {
+    const zein = buildSanctionsIndexFromEntries([
+      entry('z1', 'الزين, مازن حسان'),
+      entry('z2', 'بهشتی راد, سعید'),
+    ])
+    const parts = (name: string) =>
+      screenNameFuzzy(zein, name, { threshold: 0.5 }).matches[0]?.score_breakdown.parts
+    // الزين is z-y-n, written in full by "Zein"; مازن is m-z-n, three consonants.
+    expect(parts('Mazen Zein')).toContainEqual({
+      query: 'zein',
+      listed: 'lzyn',
+      similarity: 0.95,
+      method: 'transliteration',
+    })
+    // A final ه is written a or e: الدوله is d-w-l-h, and "Dawla" writes it in full.
+    const dawla = buildSanctionsIndexFromEntries([entry('w1', 'الدوله, محمد')])
+    expect(
+      screenNameFuzzy(dawla, 'Mohammed Ahmed Al-Dawla').matches[0]?.score_breakdown.parts.find(
+        (part) => part.query === 'dawla',
+      )?.similarity,
+    ).toBe(0.95)
+    // راد folds to "rd" (the alef to nothing), as رضا does: "Reza" stays at 0.85 against it.
+    expect(parts('Reza Asadi')?.find((part) => part.query === 'reza')?.similarity).toBe(0.85)
+  })
+
+  it('does not pair a name with another one whose Arabic letters fold alike', () => {
+    // احمد and حمد are both "hmd" once folded; the forms of one ("Mohamed") must begin alike.
+    expect(latinFormsOfAbjad('hmd')).toContain('mohamed')
+    expect(match('Mohamed Ghazi')?.score_breakdown.parts.find((part) => part.query === 'mohamed')).toBe(
+      undefined,
+    )
   })
 })
 
@@ -191,13 +291,58 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
 
   it('finds a listed person whose every word the query matches, with a family or father name more', () => {
     expect(found('Majid Dastjani Farahani')).toEqual(['d1'])
-    // Short skeletons (Hadi / هادی: h-d) pair at 0.85 only: the extra word leaves it under 0.78.
+    // An extra word after a listed name of two words.
     const two = screenNameFuzzy(listed, 'Hadi Dehghan Chenari', { threshold: 0.6 }).matches[0]!
     expect(two.entry_id).toBe('d2')
     expect(two.score_breakdown.unmatched_query_parts).toEqual(['chenari'])
     const match = screenNameFuzzy(listed, 'Majid Dastjani Farahani').matches[0]!
     expect(match.score_breakdown.unmatched_query_parts).toEqual(['dastjani'])
     expect(match.score_breakdown.unmatched_listed_parts).toEqual([])
+  })
+
+  it('leaves out the nasab of a name written in Arabic script, when the query keeps the given name first and the order', () => {
+    // Real list names (OFAC SDN); the Latin names are the ones the list gives for the same persons.
+    const nasab = buildSanctionsIndexFromEntries([
+      entry('n1', 'ال‫سيد‬, ساره جمال محمد'),
+      entry('n2', 'دودين, موسى محمد سالم'),
+    ])
+    const match = (name: string) => screenNameFuzzy(nasab, name, { threshold: 0.3 }).matches[0]
+    const sarah = match('Sarah Gamal')!
+    expect(sarah.entry_id).toBe('n1')
+    expect(sarah.score_breakdown.unmatched_listed_parts).toEqual(['mhmd', 'lsyd'])
+    // 0.95 x 2 / (2 + 0.1 x the weight of the two words left out).
+    expect(sarah.match_score).toBe(0.904)
+    expect(match('Mussa Dodin')!.match_score).toBeGreaterThanOrEqual(0.78)
+    // The same words in another order (the father's name first): the words left out cost 0.25.
+    expect(match('Gamal Sarah')!.match_score).toBe(0.842)
+  })
+
+  it('lets a query with a word more leave out the nasab, not the family name', () => {
+    // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
+    const khadur = buildSanctionsIndexFromEntries([
+      entry('f1', 'خضور, توفیق محمد'),
+      entry('f2', 'دودين, موسى محمد سالم'),
+    ])
+    const match = (name: string) => screenNameFuzzy(khadur, name, { threshold: 0.3 }).matches[0]!
+    // محمد lies between the matched given and family names: the query's extra word costs 0.2.
+    const found = match('Tawfiq Ahmad Khadur')
+    expect(found.score_breakdown.unmatched_listed_parts).toEqual(['mhmd'])
+    expect(found.match_score).toBe(0.831)
+    // The family name left out: the listed name is not wholly matched, the extra word costs in full.
+    expect(match('Tawfiq Ahmad Mohammad').match_score).toBe(0.6)
+  })
+
+  it('lets extra words cost less when the listed words pair closely and in their order', () => {
+    // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
+    const kayali = buildSanctionsIndexFromEntries([
+      entry('k1', 'كيالي, طاهر'),
+      entry('k2', 'دودين, موسى محمد سالم'),
+    ])
+    const score = (name: string) => screenNameFuzzy(kayali, name, { threshold: 0.3 }).matches[0]!.match_score
+    // 0.95 x 2 / (2 + 0.2 x 2): two extra words at 0.2 each.
+    expect(score('Taher Abdel Karim Kayali')).toBe(0.792)
+    // Out of order, the extra words cost 0.35 each: 0.95 x 2 / (2 + 0.35 x 2).
+    expect(score('Kayali Abdel Karim Taher')).toBe(0.704)
   })
 
   it('does not do so for organisations, nor for a patronymic the list does not give', () => {
@@ -221,7 +366,11 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
     expect(analyseName('مؤسسة البناء').parts.map((part) => part.role)).toEqual(['legal_form', 'name'])
     const match = screenNameFuzzy(listed, 'Mussa Dodin', { threshold: 0.6 }).matches[0]!
     expect(match.entry_id).toBe('d4')
-    expect(match.score_breakdown.parts.map((part) => part.query)).toEqual(['dodin', 'mussa'])
+    // موسى is m-w-s-a, written in full by "Mussa": both words pair at 0.95, the given name first.
+    expect(match.score_breakdown.parts.map((part) => [part.query, part.similarity])).toEqual([
+      ['mussa', 0.95],
+      ['dodin', 0.95],
+    ])
   })
 
   it('keeps equal consonants a vowel separates, and reads v as ف', () => {

@@ -16,7 +16,7 @@ import {
   phoneticKeys,
   skeletonLetters,
 } from './fuzzy-name-parts.ts'
-import { areNameVariants, nameVariants } from './given-name-variants.ts'
+import { abjadFormsOfLatin, areNameVariants, isKnownAbjadForm, nameVariants } from './given-name-variants.ts'
 import {
   EVIDENCE_EFFECTS,
   type EvidenceAdjustment,
@@ -52,8 +52,11 @@ import type { SanctionsAlias, SanctionsEntry } from './types.ts'
  *    one-to-one, also two parts against one joined part and back; pairs across a patronymic
  *    particle ("bin") count half.
  * 3. Score: sum of weight x similarity over aligned parts / (aligned weight + unaligned query
- *    weight + 0.35 x unaligned listed weight). Rare parts weigh more than common ones; legal
- *    forms and honorifics weigh nothing; a weak or low-quality alias scores x0.9.
+ *    weight + 0.25 x unaligned listed weight). Rare parts weigh more than common ones; legal
+ *    forms and honorifics weigh nothing; a weak or low-quality alias scores x0.9. Extra query
+ *    words weigh less when the listed person's name is wholly matched (QUERY_DETAIL_FACTOR),
+ *    and the nasab an Arabic-script name carries weighs less when the query leaves it out
+ *    (nasabFactor).
  * 4. Evidence (match-evidence.ts) moves the score; the threshold (default 0.78) decides.
  */
 
@@ -141,8 +144,18 @@ const UNMATCHED_LISTED_FACTOR = 0.25
  * detail"), not another person. Still more than an unmatched listed word costs.
  */
 const QUERY_DETAIL_FACTOR = 0.35
+/**
+ * The same when every listed word pairs closely and in the same order as in the query
+ * (closeAndInOrder): the query then holds the listed name as written, with words of its own
+ * around it ("Taher Abdel Karim Kayali" / كيالي, طاهر).
+ */
+const CLOSE_QUERY_DETAIL_FACTOR = 0.2
 /** Russian, Ukrainian and Belarusian patronymics as Latin spellings write them. */
 const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|ivna|ichna|ovič|evič)$/
+/** What a listed word costs that an Arabic-script name's nasab holds and the query leaves out (nasabFactor). */
+const NASAB_FACTOR = 0.1
+/** A pair this close or closer is more than a few consonants in common (closeAndInOrder). */
+const CLOSE_PAIR_SIMILARITY = 0.9
 const PART_FLOOR = 0.8
 const WEAK_ALIAS_FACTOR = 0.9
 const CROSS_SEGMENT_FACTOR = 0.5
@@ -245,10 +258,33 @@ function readingSimilarity(
   if (Math.min(latin.length, abjad.length) <= 2) {
     if (latin !== abjad) return 0
     if (latin.length === 1 && latinText.length > 3 && !shortWordsAgree(latinText, abjadText)) return 0
+    // Two consonants whose long vowels the Latin word writes too, in order ("Zein" / الزين z-y-n,
+    // "Mussa" / موسى m-w-s-a): the whole word agrees, not only two consonants of it. Not when the
+    // folded Arabic letters are the two consonants alone (an alef folds to nothing: رضا and راد
+    // are both "rd", and "Reza" spells both).
+    if (
+      latin.length === 2 &&
+      spelledBeyondConsonants(abjadText) &&
+      shortWordsAgree(latinText, abjadText, false)
+    ) {
+      return SKELETON_FACTOR
+    }
     return SHORT_SKELETON_SIMILARITY
   }
   if (latin === abjad) return SKELETON_FACTOR
   return close ? jaroWinkler(latin, abjad) * SKELETON_FACTOR : 0
+}
+
+/** True when a reading of the Latin skeleton and one of the Arabic-script one begin alike. */
+function sameFirstConsonant(latin: readonly string[], abjad: readonly string[]): boolean {
+  for (const a of latin) for (const b of abjad) if (a[0] !== undefined && a[0] === b[0]) return true
+  return false
+}
+
+/** True when the folded Arabic-script word (its article aside) writes more than two letters. */
+function spelledBeyondConsonants(abjadFolded: string): boolean {
+  const word = abjadFolded.length > 3 && abjadFolded.startsWith('l') ? abjadFolded.slice(1) : abjadFolded
+  return word.length > 2
 }
 
 /** Latin letters each transliterated Arabic-script letter may be written with (the rest: itself). */
@@ -265,20 +301,41 @@ const LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
  * found in the Latin word in order ("Ayad" / عياد "yd", "Eisa" / عیسی "ysy"; not "Popov" /
  * ایوب "ywb").
  */
-function shortWordsAgree(latinText: string, abjadFolded: string): boolean {
+function shortWordsAgree(latinText: string, abjadFolded: string, short = true): boolean {
   if (abjadFolded.length > 3 && abjadFolded.startsWith('l') && !latinText.startsWith('l')) {
-    if (spelledInOrder(latinText, abjadFolded.slice(1))) return true
+    if (spelledInOrder(latinText, abjadFolded.slice(1), short)) return true
   }
-  return spelledInOrder(latinText, abjadFolded)
+  return spelledInOrder(latinText, abjadFolded, short)
 }
 
-function spelledInOrder(latinText: string, abjadFolded: string): boolean {
-  if (abjadFolded.length === 0 || latinText.length > 7 || abjadFolded.length > 5) return false
+/**
+ * Latin letters for the long vowels when a two-consonant word is read in full: a yeh is written
+ * i, e or y and an alef a, never the other way ("Asadi" is not سعید, "Reza" not راد).
+ */
+const STRICT_LONG_VOWEL_SPELLINGS: Readonly<Record<string, string>> = {
+  y: 'iey',
+  w: 'ouwv',
+  a: 'a',
+}
+
+const FINAL_H_SPELLINGS = 'hae'
+
+/**
+ * Every letter of the Arabic word's transliteration in the Latin word, in order. `short`: both
+ * words short, the long vowels read leniently; otherwise any length, read strictly.
+ */
+function spelledInOrder(latinText: string, abjadFolded: string, short: boolean): boolean {
+  if (abjadFolded.length === 0 || (short && (latinText.length > 7 || abjadFolded.length > 5))) return false
   const latin = skeletonLetters(latinText)
   const abjad = skeletonLetters(abjadFolded)
   let at = 0
-  for (const letter of abjad) {
-    const spellings = LONG_VOWEL_SPELLINGS[letter] ?? letter
+  for (let i = 0; i < abjad.length; i++) {
+    const letter = abjad[i]!
+    // A final h is mostly ta marbuta or a final heh, written a or e ("Dawla" / الدوله, "Juma" / جمعة).
+    const spellings =
+      i === abjad.length - 1 && letter === 'h' && abjad.length > 2
+        ? FINAL_H_SPELLINGS
+        : ((short ? LONG_VOWEL_SPELLINGS : STRICT_LONG_VOWEL_SPELLINGS)[letter] ?? letter)
     while (at < latin.length && !spellings.includes(latin[at]!)) at++
     if (at === latin.length) return false
     at++
@@ -306,9 +363,19 @@ export function compareNameParts(
 ): PairResult | null {
   if (query.text === listed.text && query.abjad === listed.abjad) return { sim: 1, method: 'exact' }
   if (query.abjad !== listed.abjad) {
-    const sim = query.abjad
-      ? skeletonSimilarity(listed.skeletons, query.skeletons, listed.text, query.text)
-      : skeletonSimilarity(query.skeletons, listed.skeletons, query.text, listed.text)
+    const [latin, abjad] = query.abjad ? [listed, query] : [query, listed]
+    const sim = skeletonSimilarity(latin.skeletons, abjad.skeletons, latin.text, abjad.text)
+    // A Latin form the source pairs with the Arabic-script name (هادي: "Hadi", whose skeleton
+    // of two consonants alone pairs at 0.85; موسى: "Moses", which no skeleton finds), when both
+    // begin with the same consonant: the folded Arabic letters leave out the alef, so احمد and
+    // حمد are both "hmd", and the source's pairs for one must not pair "Mohamed" with the other.
+    if (
+      sim < VARIANT_SIMILARITY &&
+      sameFirstConsonant(latin.skeletons, abjad.skeletons) &&
+      isKnownAbjadForm(latin.text, abjad.text)
+    ) {
+      return { sim: VARIANT_SIMILARITY, method: 'variant' }
+    }
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
   const a = query.text
@@ -369,6 +436,15 @@ function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number
     const id = fuzzy.tokenIds.get(variant)
     if (id !== undefined) ids.set(id, ids.get(id) ?? 0)
   }
+  if (!part.abjad) {
+    // Arabic- and Hebrew-script names the source gives this Latin form (or a variant of it) for.
+    for (const latin of [part.text, ...nameVariants(part.text)]) {
+      for (const form of abjadFormsOfLatin(latin)) {
+        const id = fuzzy.tokenIds.get(form)
+        if (id !== undefined && fuzzy.tokenAbjad[id] === 1) ids.set(id, ids.get(id) ?? 0)
+      }
+    }
+  }
   for (const key of phoneticKeys(part.text)) addCandidates(ids, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
   if (part.text.length >= 4) {
     for (const list of [fuzzy.byPrefix.get(part.text.slice(0, 3)), fuzzy.bySuffix.get(part.text.slice(-3))]) {
@@ -415,6 +491,8 @@ function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organiz
 /** Two adjacent query parts written as one listed part ("al qaida" / "alqaida"). */
 interface JoinedMatch {
   queryIndex: number
+  /** The last query part joined: queryIndex + 1, or + 2 for "Abd al Majid" / عبدالمجيد. */
+  lastIndex: number
   tokenId: number
   sim: number
 }
@@ -469,18 +547,31 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
       for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
       for (const id of found) {
         const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
-        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, tokenId: id, sim })
+        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim })
+      }
+    }
+    const c = parts[i + 2]
+    if (c && !a.abjad && !c.abjad && a.role === 'name' && b.role === 'article' && c.role === 'name') {
+      // Three Latin words with the article in the middle against one Arabic word: the compound
+      // names "Abd al Majid" / عبدالمجيد, "Nasir al Din" / ناصرالدين, "Abd el Halim" / عبدالحليم.
+      const text = a.text + b.text + c.text
+      const skeletons = consonantSkeletons(text)
+      for (const id of tokensBySkeletons(fuzzy, skeletons)) {
+        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], text)
+        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 2, tokenId: id, sim })
       }
     }
     const text = a.text + b.text
     const exact = fuzzy.tokenIds.get(text)
-    if (exact !== undefined) joined.push({ queryIndex: i, tokenId: exact, sim: SPLIT_SIMILARITY })
+    if (exact !== undefined)
+      joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: exact, sim: SPLIT_SIMILARITY })
     else if (text.length >= 6) {
       for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
         const token = fuzzy.tokens[id]!
         if (Math.abs(token.length - text.length) > 1) continue
         const sim = wordSimilarity(text, token)
-        if (sim >= 0.9) joined.push({ queryIndex: i, tokenId: id, sim: sim * SPLIT_SIMILARITY })
+        if (sim >= 0.9)
+          joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
       }
     }
   }
@@ -506,7 +597,10 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
   return { joined, split }
 }
 
-/** An aligned pair: one or two query parts (q1 = -1 for one) with one or two listed parts. */
+/**
+ * An aligned pair: one query part, or the query parts q0..q1 (two, or three with an article in
+ * the middle; q1 = -1 for one), with one or two listed parts.
+ */
 interface Pair {
   q0: number
   q1: number
@@ -529,9 +623,45 @@ const IGNORED_ROLE_CODES = new Uint8Array(ROLE_CODES.map((role) => (IGNORED_ROLE
 const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[role]))
 
 function byPairOrder(a: Pair, b: Pair): number {
-  const widthA = (a.q1 >= 0 ? 2 : 1) + (a.l1 >= 0 ? 2 : 1)
-  const widthB = (b.q1 >= 0 ? 2 : 1) + (b.l1 >= 0 ? 2 : 1)
+  const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? 2 : 1)
+  const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? 2 : 1)
   return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
+}
+
+const ARABIC_SCRIPT = SCRIPT_CODES.indexOf('arabic')
+
+/**
+ * What the listed words the query leaves out cost when the listed name is written in Arabic
+ * script and the query is its given name and some of the names after it, in the same order:
+ * such a name carries the nasab (father's and grandfather's names: "ساره جمال محمد السيد" is
+ * Sarah, daughter of Gamal, son of Mohammed, of the Sayed family), which a Latin spelling of the
+ * same person usually leaves out ("Sarah Gamal"). The query's first word must pair with the
+ * listed given name (another given name is another person), and the pairs must keep their order
+ * (a father's name before the son's is a father / son swap).
+ */
+function nasabFactor(fuzzy: FuzzyIndex, chosen: readonly Pair[], start: number, end: number): number {
+  let firstListedName = -1
+  for (let p = start; firstListedName < 0 && p < end; p++) {
+    if (fuzzy.partRole[p] === NAME_ROLE) firstListedName = p
+  }
+  const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
+  const first = ordered.find((pair) => fuzzy.partRole[pair.l0] === NAME_ROLE)
+  if (first === undefined || first.l0 !== firstListedName) return UNMATCHED_LISTED_FACTOR
+  return closeAndInOrder(fuzzy, ordered) ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
+}
+
+/**
+ * True when every aligned name word agrees closely (0.9 or more: one or two consonants alone,
+ * "Za" / عوض, say too little) and the pairs keep the order of both names.
+ */
+function closeAndInOrder(fuzzy: FuzzyIndex, chosen: readonly Pair[]): boolean {
+  const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
+  for (let i = 0; i < ordered.length; i++) {
+    const pair = ordered[i]!
+    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < CLOSE_PAIR_SIMILARITY) return false
+    if (i > 0 && pair.l0 <= Math.max(ordered[i - 1]!.l0, ordered[i - 1]!.l1)) return false
+  }
+  return true
 }
 
 function listedWeight(fuzzy: FuzzyIndex, p: number): number {
@@ -595,7 +725,7 @@ function scoreName(
         checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
       pairs.push({
         q0: match.queryIndex,
-        q1: match.queryIndex + 1,
+        q1: match.lastIndex,
         l0: p,
         l1: -1,
         sim: match.sim * factor,
@@ -629,13 +759,15 @@ function scoreName(
   let alignedNames = 0
   for (const pair of pairs) {
     if (pair.sim < PART_FLOOR) break
-    const queryBits = (1 << pair.q0) | (pair.q1 >= 0 ? 1 << pair.q1 : 0)
+    let queryBits = 1 << pair.q0
+    for (let q = pair.q0 + 1; q <= pair.q1; q++) queryBits |= 1 << q
     const listedBits = (1 << (pair.l0 - start)) | (pair.l1 >= 0 ? 1 << (pair.l1 - start) : 0)
     if ((usedQuery & queryBits) !== 0 || (usedListed & listedBits) !== 0) continue
     usedQuery |= queryBits
     usedListed |= listedBits
     chosen.push(pair)
-    const queryWeight = query[pair.q0]!.weight + (pair.q1 >= 0 ? query[pair.q1]!.weight : 0)
+    let queryWeight = query[pair.q0]!.weight
+    for (let q = pair.q0 + 1; q <= pair.q1; q++) queryWeight += query[q]!.weight
     const listed = listedWeight(fuzzy, pair.l0) + (pair.l1 >= 0 ? listedWeight(fuzzy, pair.l1) : 0)
     const weight = Math.max(queryWeight, listed)
     aligned += weight
@@ -649,12 +781,14 @@ function scoreName(
   let queryRest = 0
   let queryDetail = 0
   let queryNames = 0
+  let queryNamesLeft = 0
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (IGNORED_ROLES.has(part.role)) continue
     if (part.role === 'name') queryNames++
     if ((usedQuery & (1 << q)) !== 0) continue
     unmatchedQuery.push(q)
+    if (part.role === 'name') queryNamesLeft++
     if (part.patronymic) queryRest += part.weight
     else queryDetail += part.weight
   }
@@ -679,14 +813,34 @@ function scoreName(
   // from his son of the same given name and surname ("Sergey Aleksandrovich Ushko" / "Ushko, Sergey").
   // The query's first name word (its given name) must be matched: another given name in front
   // of a listed name is another person of that family ("Yurii Abdul Rahman" / "Abdul Rahman").
+  // Of an Arabic-script person's name, the words between its matched ones are its nasab
+  // (nasabFactor): left out, they do not make the listed name less than wholly matched.
+  let firstMatched = end
+  let lastMatched = -1
+  if (person && fuzzy.nameScript[name] === ARABIC_SCRIPT) {
+    for (const pair of chosen) {
+      firstMatched = Math.min(firstMatched, pair.l0)
+      lastMatched = Math.max(lastMatched, pair.l0, pair.l1)
+    }
+  }
   let listedNamesLeft = 0
-  for (const p of unmatchedListed) if (fuzzy.partRole[p] === NAME_ROLE) listedNamesLeft++
+  for (const p of unmatchedListed) {
+    if (fuzzy.partRole[p] === NAME_ROLE && (p < firstMatched || p > lastMatched)) listedNamesLeft++
+  }
   let firstName = -1
   for (let q = 0; q < query.length && firstName < 0; q++) if (query[q]!.role === 'name') firstName = q
   const givenNameMatched = firstName >= 0 && (usedQuery & (1 << firstName)) !== 0
   const queryFactor =
-    person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2 ? QUERY_DETAIL_FACTOR : 1
-  const denominator = aligned + queryRest + queryFactor * queryDetail + UNMATCHED_LISTED_FACTOR * listedRest
+    person && givenNameMatched && listedNamesLeft === 0 && alignedNames >= 2
+      ? closeAndInOrder(fuzzy, chosen)
+        ? CLOSE_QUERY_DETAIL_FACTOR
+        : QUERY_DETAIL_FACTOR
+      : 1
+  const listedFactor =
+    person && queryNamesLeft === 0 && fuzzy.nameScript[name] === ARABIC_SCRIPT && alignedNames >= 2
+      ? nasabFactor(fuzzy, chosen, start, end)
+      : UNMATCHED_LISTED_FACTOR
+  const denominator = aligned + queryRest + queryFactor * queryDetail + listedFactor * listedRest
   if (denominator <= 0) return null
   let score = weighted / denominator
   // One distinctive word on each side ("Russel Inc" / "Russul OOO"): one letter is the name.
@@ -733,8 +887,10 @@ function scoreBound(
   }
   let weighted = 0
   let total = 0
-  // Unmatched query words may cost QUERY_DETAIL_FACTOR only when every listed word is matched.
-  const unmatchedCost = listedRest === 0 ? QUERY_DETAIL_FACTOR : 1
+  // Unmatched query words may cost CLOSE_QUERY_DETAIL_FACTOR at least only when every listed
+  // word is matched, or the name is in Arabic script (whose nasab may be left out).
+  const arabic = fuzzy.nameScript[name] === ARABIC_SCRIPT
+  const unmatchedCost = listedRest === 0 || arabic ? CLOSE_QUERY_DETAIL_FACTOR : 1
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
@@ -742,7 +898,9 @@ function scoreBound(
     weighted += weight * best[q]!
     total += best[q]! > 0 || part.patronymic ? weight : unmatchedCost * weight
   }
-  return total === 0 ? 1 : weighted / (total + UNMATCHED_LISTED_FACTOR * listedRest)
+  // Words of an Arabic-script name's nasab may cost NASAB_FACTOR only (nasabFactor).
+  const listedCost = arabic ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
+  return total === 0 ? 1 : weighted / (total + listedCost * listedRest)
 }
 
 function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number>): boolean {
@@ -785,8 +943,7 @@ function candidateNames(
     const part = query[q]!
     if (part.role !== 'name') continue
     const tokens = new Set<number>(part.matches.keys())
-    for (const match of joined)
-      if (match.queryIndex === q || match.queryIndex + 1 === q) tokens.add(match.tokenId)
+    for (const match of joined) if (match.queryIndex <= q && q <= match.lastIndex) tokens.add(match.tokenId)
     for (const match of split) {
       if (match.queryIndex !== q) continue
       const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
@@ -1056,7 +1213,10 @@ function toMatch(
       query_as: query.map((part) => part.text).join(' '),
       name_score: round(hit.nameScore),
       parts: (detail?.pairs ?? []).map((pair) => ({
-        query: pair.q1 >= 0 ? `${query[pair.q0]!.text} ${query[pair.q1]!.text}` : query[pair.q0]!.text,
+        query: query
+          .slice(pair.q0, (pair.q1 >= 0 ? pair.q1 : pair.q0) + 1)
+          .map((part) => part.text)
+          .join(' '),
         listed: pair.l1 >= 0 ? `${listedText(pair.l0)} ${listedText(pair.l1)}` : listedText(pair.l0),
         similarity: round(pair.sim),
         method: pair.method,
