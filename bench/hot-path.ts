@@ -67,6 +67,27 @@ interface ServiceReady {
   lists: { list_key: string; entries: number }[]
   first_load_ms: number
   memory_mb: { before_database: number; after_database: number; first_load_peak: number; idle: number }
+  /** process.memoryUsage() at the same moments: what V8's heap, external memory (PGlite's WebAssembly memory among it) and the rest hold. */
+  heap_mb: { before_database: HeapFigures; after_database: HeapFigures; idle: HeapFigures }
+}
+
+/** process.memoryUsage() in MB: V8's heap in use, memory outside it (array buffers, WebAssembly), RSS. */
+interface HeapFigures {
+  heap_used: number
+  external: number
+  array_buffers: number
+  rss: number
+}
+
+function heapFigures(): HeapFigures {
+  const usage = process.memoryUsage()
+  const mb = (bytes: number) => round(bytes / 1024 / 1024)
+  return {
+    heap_used: mb(usage.heapUsed),
+    external: mb(usage.external),
+    array_buffers: mb(usage.arrayBuffers),
+    rss: mb(usage.rss),
+  }
 }
 
 /** The service child: starts the service, loads the lists, reports, then answers until told to stop. */
@@ -77,10 +98,12 @@ async function serviceChild(): Promise<void> {
     dataDir: string
   }
   const beforeDatabase = memoryMb('VmRSS')
+  const heapBeforeDatabase = heapFigures()
   const database = await createDatabase(
     spec.databaseUrl ? { url: spec.databaseUrl } : { dataDir: spec.dataDir },
   )
   const afterDatabase = memoryMb('VmRSS')
+  const heapAfterDatabase = heapFigures()
   const started = performance.now()
   const service = await createService(testConfig(spec.env), { database, log: () => {} })
   const lists = service.runtime.deps.sanctionsLists!
@@ -89,6 +112,7 @@ async function serviceChild(): Promise<void> {
   const firstLoadPeak = memoryMb('VmHWM')
   await new Promise((resolve) => setTimeout(resolve, 5000))
   const idle = memoryMb('VmRSS')
+  const heapIdle = heapFigures()
   const { apiKey, record } = await service.runtime.keys.create({
     email: 'bench@example.com',
     tier: 'enterprise',
@@ -101,6 +125,7 @@ async function serviceChild(): Promise<void> {
     keyId: record.id,
     lists: lists.loadedLists().map((list) => ({ list_key: list.list_key, entries: list.entry_count })),
     first_load_ms: round(firstLoadMs),
+    heap_mb: { before_database: heapBeforeDatabase, after_database: heapAfterDatabase, idle: heapIdle },
     memory_mb: {
       before_database: beforeDatabase,
       after_database: afterDatabase,
@@ -176,6 +201,9 @@ async function startChild<T>(mode: string, arg = '{}') {
   const first = await nextLine<T>()
   return { child, first, nextLine }
 }
+
+const heapLine = (figures: HeapFigures) =>
+  `${figures.heap_used} / ${figures.external} / ${figures.array_buffers}`
 
 function row(name: string, figures: HttpLoadFigures, ceiling: number, extra = ''): string {
   const share = `${round((figures.requests_per_s / ceiling) * 100)}%`
@@ -312,6 +340,7 @@ async function main(): Promise<void> {
       ),
       '',
       `memory (service process, MB): before database ${ready.memory_mb.before_database}, after database ${ready.memory_mb.after_database} (database share ${round(ready.memory_mb.after_database - ready.memory_mb.before_database)}), first-load peak ${ready.memory_mb.first_load_peak}, idle with ${ready.lists.map((l) => `${l.list_key} ${l.entries}`).join(', ')}: ${ready.memory_mb.idle}, after the load ${report.rss_after_load_mb}`,
+      `process.memoryUsage() (MB, heap used / external / array buffers): before database ${heapLine(ready.heap_mb.before_database)}, after database ${heapLine(ready.heap_mb.after_database)}, idle with the lists ${heapLine(ready.heap_mb.idle)}`,
       `first load ${ready.first_load_ms} ms; ${payments.length} x402 payments signed in ${round(signMs)} ms before the clock; key money exact: ${moneyExact} (${calls} calls, ${charged} micro-USDC)`,
     ]
     console.log(table.join('\n'))
@@ -333,6 +362,7 @@ async function main(): Promise<void> {
         },
         service_cpu_ms_per_request: cpuMsPerRequest,
         memory_mb: { ...ready.memory_mb, after_load: report.rss_after_load_mb },
+        heap_mb: ready.heap_mb,
         first_load_ms: ready.first_load_ms,
         money_exact: moneyExact,
       }),
