@@ -335,8 +335,8 @@ export function createAuditStore(options: {
     return events.map((event) => failed.get(event.chain))
   }
 
-  /** The heads and chains an insert of the shared statement was built on (the statement is built before it runs). */
-  const planned = new Map<readonly AuditEventInput[], Map<string, { seq: bigint; hash: string }>>()
+  /** The heads each chain of a shared statement was built on, by batch (weak: a batch whose statement failed leaves nothing). */
+  const planned = new WeakMap<readonly AuditEventInput[], Map<string, { seq: bigint; hash: string }>>()
 
   /**
    * Audit rows share the statement of the other writes of the same calls (a debit's capture, usage
