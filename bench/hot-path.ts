@@ -20,6 +20,8 @@
  * Memory of that process from /proc: RSS before the database opens, after it opened (the
  * database's share: PGlite's WebAssembly heap and buffers, or a postgres.js pool), the peak
  * during the first load (VmHWM), idle RSS 5 s after the load, and RSS after the load runs.
+ * CPU: the service process's own CPU time (user + system) per request of each measured run, which
+ * a machine shared with other work changes far less than requests per second.
  * Money: the key lost exactly (its successful calls x the account price).
  * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
  */
@@ -65,6 +67,27 @@ interface ServiceReady {
   lists: { list_key: string; entries: number }[]
   first_load_ms: number
   memory_mb: { before_database: number; after_database: number; first_load_peak: number; idle: number }
+  /** process.memoryUsage() at the same moments: what V8's heap, external memory (PGlite's WebAssembly memory among it) and the rest hold. */
+  heap_mb: { before_database: HeapFigures; after_database: HeapFigures; idle: HeapFigures }
+}
+
+/** process.memoryUsage() in MB: V8's heap in use, memory outside it (array buffers, WebAssembly), RSS. */
+interface HeapFigures {
+  heap_used: number
+  external: number
+  array_buffers: number
+  rss: number
+}
+
+function heapFigures(): HeapFigures {
+  const usage = process.memoryUsage()
+  const mb = (bytes: number) => round(bytes / 1024 / 1024)
+  return {
+    heap_used: mb(usage.heapUsed),
+    external: mb(usage.external),
+    array_buffers: mb(usage.arrayBuffers),
+    rss: mb(usage.rss),
+  }
 }
 
 /** The service child: starts the service, loads the lists, reports, then answers until told to stop. */
@@ -75,10 +98,12 @@ async function serviceChild(): Promise<void> {
     dataDir: string
   }
   const beforeDatabase = memoryMb('VmRSS')
+  const heapBeforeDatabase = heapFigures()
   const database = await createDatabase(
     spec.databaseUrl ? { url: spec.databaseUrl } : { dataDir: spec.dataDir },
   )
   const afterDatabase = memoryMb('VmRSS')
+  const heapAfterDatabase = heapFigures()
   const started = performance.now()
   const service = await createService(testConfig(spec.env), { database, log: () => {} })
   const lists = service.runtime.deps.sanctionsLists!
@@ -87,6 +112,7 @@ async function serviceChild(): Promise<void> {
   const firstLoadPeak = memoryMb('VmHWM')
   await new Promise((resolve) => setTimeout(resolve, 5000))
   const idle = memoryMb('VmRSS')
+  const heapIdle = heapFigures()
   const { apiKey, record } = await service.runtime.keys.create({
     email: 'bench@example.com',
     tier: 'enterprise',
@@ -99,6 +125,7 @@ async function serviceChild(): Promise<void> {
     keyId: record.id,
     lists: lists.loadedLists().map((list) => ({ list_key: list.list_key, entries: list.entry_count })),
     first_load_ms: round(firstLoadMs),
+    heap_mb: { before_database: heapBeforeDatabase, after_database: heapAfterDatabase, idle: heapIdle },
     memory_mb: {
       before_database: beforeDatabase,
       after_database: afterDatabase,
@@ -111,7 +138,9 @@ async function serviceChild(): Promise<void> {
   const session = profileDir ? new Session() : undefined
   session?.connect()
   let profiling: string | undefined
+  let cpuAtStart = process.cpuUsage()
   for await (const line of createInterface({ input: process.stdin })) {
+    if (line.startsWith('profile ')) cpuAtStart = process.cpuUsage()
     if (line.startsWith('profile ') && session) {
       profiling = line.slice('profile '.length)
       await session.post('Profiler.enable')
@@ -122,7 +151,10 @@ async function serviceChild(): Promise<void> {
         const { profile } = await session.post('Profiler.stop')
         writeFileSync(path.join(profileDir!, `${profiling}.cpuprofile`), JSON.stringify(profile))
       }
-      console.log(JSON.stringify({ ok: true }))
+      // The service's CPU time over the measured run (user + system, ms): per request, a figure a
+      // busy machine changes far less than requests per second.
+      const used = process.cpuUsage(cpuAtStart)
+      console.log(JSON.stringify({ ok: true, cpu_ms: round((used.user + used.system) / 1000) }))
       continue
     }
     if (line !== 'report') continue
@@ -170,6 +202,9 @@ async function startChild<T>(mode: string, arg = '{}') {
   return { child, first, nextLine }
 }
 
+const heapLine = (figures: HeapFigures) =>
+  `${figures.heap_used} / ${figures.external} / ${figures.array_buffers}`
+
 function row(name: string, figures: HttpLoadFigures, ceiling: number, extra = ''): string {
   const share = `${round((figures.requests_per_s / ceiling) * 100)}%`
   return `| ${name.padEnd(22)} | ${String(figures.requests_per_s).padStart(8)} | ${share.padStart(7)} | ${String(figures.latency_ms.p50).padStart(6)} | ${String(figures.latency_ms.p99).padStart(6)} | ${String(figures.non_2xx + figures.errors).padStart(5)} | ${extra}`
@@ -216,14 +251,18 @@ async function main(): Promise<void> {
       bodies,
     })
     /** With HOT_PATH_CPU_PROF=<folder>, the service writes a CPU profile of each measured run there. */
-    const profiled = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+    const cpuMsPerRequest: Record<string, number> = {}
+    const profiled = async <T extends HttpLoadFigures>(label: string, run: () => Promise<T>): Promise<T> => {
       service.child.stdin!.write(`profile ${label}\n`)
       await service.nextLine()
+      let figures: T | undefined
       try {
-        return await run()
+        figures = await run()
+        return figures
       } finally {
         service.child.stdin!.write('profile-end\n')
-        await service.nextLine()
+        const { cpu_ms } = await service.nextLine<{ cpu_ms: number }>()
+        if (figures) cpuMsPerRequest[label] = round(cpu_ms / Math.max(1, figures.total), 3)
       }
     }
     await runHttpLoad({ ...common, duration: 2, url: `${ready.baseUrl}/health`, method: 'GET' })
@@ -288,19 +327,20 @@ async function main(): Promise<void> {
       `hot path, ${dbKind}, ${CONNECTIONS} connections, ${DURATION_S} s each, ${cpus().length} cores, load average ${loadavg()
         .map((v) => v.toFixed(2))
         .join(' ')}`,
-      '| route                  |    req/s | ceiling | p50 ms | p99 ms | fails | ',
-      '|------------------------|----------|---------|--------|--------|-------|',
+      '| route                  |    req/s | ceiling | p50 ms | p99 ms | fails | service CPU ms/request',
+      '|------------------------|----------|---------|--------|--------|-------|-----------------------',
       row('bare Hono JSON route', ceiling, c),
-      row('GET /health', health, c),
-      row('screen, API key', keyScreen, c),
+      row('GET /health', health, c, `${cpuMsPerRequest.health}`),
+      row('screen, API key', keyScreen, c, `${cpuMsPerRequest['key-screen']}`),
       row(
         'screen, x402',
         x402Screen,
         c,
-        `${round((x402Screen.requests_per_s / keyScreen.requests_per_s) * 100)}% of the key path`,
+        `${cpuMsPerRequest['x402-screen']}; ${round((x402Screen.requests_per_s / keyScreen.requests_per_s) * 100)}% of the key path`,
       ),
       '',
       `memory (service process, MB): before database ${ready.memory_mb.before_database}, after database ${ready.memory_mb.after_database} (database share ${round(ready.memory_mb.after_database - ready.memory_mb.before_database)}), first-load peak ${ready.memory_mb.first_load_peak}, idle with ${ready.lists.map((l) => `${l.list_key} ${l.entries}`).join(', ')}: ${ready.memory_mb.idle}, after the load ${report.rss_after_load_mb}`,
+      `process.memoryUsage() (MB, heap used / external / array buffers): before database ${heapLine(ready.heap_mb.before_database)}, after database ${heapLine(ready.heap_mb.after_database)}, idle with the lists ${heapLine(ready.heap_mb.idle)}`,
       `first load ${ready.first_load_ms} ms; ${payments.length} x402 payments signed in ${round(signMs)} ms before the clock; key money exact: ${moneyExact} (${calls} calls, ${charged} micro-USDC)`,
     ]
     console.log(table.join('\n'))
@@ -320,7 +360,9 @@ async function main(): Promise<void> {
           x402_screen: round(x402Screen.requests_per_s / c, 3),
           x402_of_key: round(x402Screen.requests_per_s / keyScreen.requests_per_s, 3),
         },
+        service_cpu_ms_per_request: cpuMsPerRequest,
         memory_mb: { ...ready.memory_mb, after_load: report.rss_after_load_mb },
+        heap_mb: ready.heap_mb,
         first_load_ms: ready.first_load_ms,
         money_exact: moneyExact,
       }),

@@ -33,7 +33,8 @@ export interface CallEvidence {
   receipt?: AnswerReceipt
   /**
    * Wraps the call's settle: once it is known whether the answer was delivered, the charge is
-   * settled first, then the audit row (with the receipt) is appended. A key debit whose answer
+   * settled and the audit row (with the receipt) appended, queued together so that a captured
+   * debit and its audit row share one statement (they commit together). A key debit whose answer
    * was not delivered was released: nothing is recorded. An x402 payment was settled before the
    * answer was sent, and a change was made before it was answered: both are recorded either way.
    */
@@ -79,8 +80,8 @@ const screens = (operation: EvidenceOperation) =>
 
 /**
  * Receipts and audit rows for the invocation pipeline. Receipts are signed on the request path
- * with Node's native Ed25519 (tens of microseconds); the audit row is written after the outcome
- * is known, off the request path, batched per chain.
+ * with Node's native Ed25519 (tens of microseconds); the audit row is written once the outcome
+ * is known, off the request path, in the statement of the debit's capture.
  */
 export function createAnswerEvidence(options: {
   signer: ReportSigner
@@ -148,8 +149,11 @@ export function createAnswerEvidence(options: {
           ...(receipt ? { receipt } : {}),
           settle: (inner) =>
             once(async (delivered) => {
+              // Queued in the same turn as the debit's capture, so both go out in one statement
+              // (core/store/group-commit.ts) and the audit row commits with the debit it records.
+              const appended = delivered || !debit ? options.audit.append(event).catch(report) : undefined
               await inner(delivered)
-              if (delivered || !debit) await options.audit.append(event).catch(report)
+              await appended
             }),
         }
       }

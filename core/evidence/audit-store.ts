@@ -1,11 +1,11 @@
 import canonicalize from 'canonicalize'
-import { and, asc, eq, gt, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, inArray, lt, lte, ne, type SQL, sql } from 'drizzle-orm'
 import { compactVerify, importJWK } from 'jose'
 import type { Clock } from '../context.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
 import { tokenSortedKey } from '../sanctions/name-normaliser.ts'
-import { createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, type DbTransaction, rowsOf } from '../store/database.ts'
+import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
 import { auditEvents } from '../store/tables/evidence.ts'
 import {
   CHAINED_FIELDS,
@@ -195,8 +195,9 @@ function checkpointBytes(
 
 export interface AuditStore {
   /**
-   * Appends one event to its chain. Events of one chain that arrive together are appended in
-   * one transaction under the chain's lock (core/store/batcher.ts): one round trip per batch.
+   * Appends one event to its chain. Events that arrive together are appended in one statement
+   * (with the other writes of the same calls: core/store/group-commit.ts), one insert per chain
+   * chained on its head: one round trip per batch.
    */
   append(event: AuditEventInput): Promise<void>
   /** A page of the trail in append order (ascending id), `limit + 1` rows read to tell if more follow. */
@@ -219,6 +220,8 @@ export function createAuditStore(options: {
   clock: Clock
   signer: ReportSigner
   onError?: (error: unknown) => void
+  /** Where appends share a statement with the other writes of the same calls; absent: their own. */
+  group?: GroupCommit
 }): AuditStore {
   const { db, signer } = options
 
@@ -265,40 +268,128 @@ export function createAuditStore(options: {
   }
 
   /**
-   * Appends a batch of one chain in one statement that inserts only while `head` is still the
-   * chain's last row; two processes that both think so collide on the unique (chain, seq), and
-   * one of them inserts nothing. Either way the loser reads the head again and retries: the chain
-   * never forks, and no transaction is held (PGlite runs one at a time for the whole process).
+   * The insert of a batch of one chain chained after `head`, which inserts only while `head` is
+   * still the chain's last row; two processes that both think so collide on the unique
+   * (chain, seq), and one of them inserts nothing.
    */
-  async function appendBatch(chain: string, events: readonly AuditEventInput[]): Promise<undefined[]> {
+  function insertAfter(chain: string, head: { seq: bigint; hash: string }, rows: SQL[]): SQL {
+    return sql`insert into audit_events (chain, seq, key_id, at, kind, action, outcome,
+            subject, subject_sha256, paid_with, amount_micros, receipt_id, receipt, detail, field_digests, prev_hash, hash)
+          select * from (values ${sql.join(rows, sql`, `)}) as v
+          where not exists (select 1 from audit_events where chain = ${chain} and seq > ${head.seq.toString()}::bigint)
+          returning chain`
+  }
+
+  /**
+   * Appends a batch of one chain in its own statement (insertAfter). Either way the loser reads
+   * the head again and retries: the chain never forks, and no transaction is held (PGlite runs
+   * one at a time for the whole process).
+   */
+  async function appendBatch(chain: string, events: readonly AuditEventInput[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const head = heads.get(chain) ?? (await chainHead(db, chain))
       const { rows, head: next } = chainRows(chain, head, events)
       let inserted = 0
       try {
-        const result =
-          await db.execute(sql`insert into audit_events (chain, seq, key_id, at, kind, action, outcome,
-            subject, subject_sha256, paid_with, amount_micros, receipt_id, receipt, detail, field_digests, prev_hash, hash)
-          select * from (values ${sql.join(rows, sql`, `)}) as v
-          where not exists (select 1 from audit_events where chain = ${chain} and seq > ${head.seq.toString()}::bigint)
-          returning id`)
-        inserted = rowsOf(result).length
+        inserted = rowsOf(await db.execute(insertAfter(chain, head, rows))).length
       } catch (error) {
         heads.delete(chain)
         if (!isSeqTaken(error) || attempt >= 50) throw error
         continue
       }
       if (inserted === events.length) {
-        if (heads.size >= 10_000) heads.clear()
-        heads.set(chain, next)
-        return events.map(() => undefined)
+        keepHead(chain, next)
+        return
       }
       heads.delete(chain)
       if (attempt >= 50) throw new Error(`audit chain ${chain}: could not append after ${attempt} attempts`)
     }
   }
 
-  const appendKeyed = createKeyedBatcher<AuditEventInput, undefined>(appendBatch, { maxBatch: 500 })
+  function keepHead(chain: string, head: { seq: bigint; hash: string }): void {
+    if (heads.size >= 10_000) heads.clear()
+    heads.set(chain, head)
+  }
+
+  /** The events of a batch by chain, each chain's in arrival order. */
+  function byChain(events: readonly AuditEventInput[]): Map<string, AuditEventInput[]> {
+    const chains = new Map<string, AuditEventInput[]>()
+    for (const event of events) {
+      const list = chains.get(event.chain)
+      if (list) list.push(event)
+      else chains.set(event.chain, [event])
+    }
+    return chains
+  }
+
+  /** Each event's outcome once its chain was appended alone: undefined, or the error of its chain. */
+  async function appendAlone(events: readonly AuditEventInput[]): Promise<(Error | undefined)[]> {
+    const failed = new Map<string, Error>()
+    for (const [chain, list] of byChain(events)) {
+      try {
+        await appendBatch(chain, list)
+      } catch (error) {
+        failed.set(chain, error instanceof Error ? error : new Error(String(error)))
+      }
+    }
+    return events.map((event) => failed.get(event.chain))
+  }
+
+  /** The heads each chain of a shared statement was built on, by batch (weak: a batch whose statement failed leaves nothing). */
+  const planned = new WeakMap<readonly AuditEventInput[], Map<string, { seq: bigint; hash: string }>>()
+
+  /**
+   * Audit rows share the statement of the other writes of the same calls (a debit's capture, usage
+   * rows: core/store/group-commit.ts), one insert per chain in arrival order. A chain another
+   * process moved on inserts nothing there and is appended again alone, on its head read again;
+   * so is every chain when the shared statement failed, and one whose head is not known yet.
+   */
+  const appendGrouped = (options.group ?? groupCommitOf(db)).part<AuditEventInput, Error | undefined>({
+    async statement(events, prefix) {
+      const ctes: SQL[] = []
+      const selects: SQL[] = []
+      const nextHeads = new Map<string, { seq: bigint; hash: string }>()
+      for (const [chain, list] of byChain(events)) {
+        // A chain whose head this process does not know yet is appended alone once the shared
+        // statement committed: reading its head first would hold up every write of the batch.
+        const head = heads.get(chain)
+        if (!head) continue
+        const { rows, head: next } = chainRows(chain, head, list)
+        nextHeads.set(chain, next)
+        const name = sql.raw(`${prefix}c${ctes.length}`)
+        ctes.push(sql`${name} as (${insertAfter(chain, head, rows)})`)
+        selects.push(sql`select chain as r from ${name}`)
+      }
+      planned.set(events, nextHeads)
+      const result =
+        selects.length > 0 ? sql.join(selects, sql` union all `) : sql`select null::text as r where false`
+      return { ctes, result }
+    },
+    async results(values, events) {
+      const nextHeads = planned.get(events)
+      planned.delete(events)
+      const inserted = new Map<string, number>()
+      for (const value of values) inserted.set(String(value), (inserted.get(String(value)) ?? 0) + 1)
+      const again: AuditEventInput[] = []
+      for (const [chain, list] of byChain(events)) {
+        const next = nextHeads?.get(chain)
+        if (next && inserted.get(chain) === list.length) keepHead(chain, next)
+        else {
+          heads.delete(chain)
+          again.push(...list)
+        }
+      }
+      if (again.length === 0) return events.map(() => undefined)
+      const failed = await appendAlone(again)
+      const byEvent = new Map(again.map((event, index) => [event, failed[index]]))
+      return events.map((event) => byEvent.get(event))
+    },
+    async alone(events) {
+      planned.delete(events)
+      for (const chain of byChain(events).keys()) heads.delete(chain)
+      return appendAlone(events)
+    },
+  })
 
   const publicKey = importJWK(signer.publicJwk, 'EdDSA')
 
@@ -380,7 +471,8 @@ export function createAuditStore(options: {
 
   return {
     async append(event) {
-      await appendKeyed(event.chain, event)
+      const failure = await appendGrouped(event)
+      if (failure) throw failure
     },
 
     async trail(filter) {

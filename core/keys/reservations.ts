@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { type SQL, sql } from 'drizzle-orm'
 import { ServiceError } from '../errors.ts'
 import type { Micros } from '../money.ts'
-import { createBatcher, createKeyedBatcher } from '../store/batcher.ts'
+import { createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, rowsOf } from '../store/database.ts'
+import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
 
 /**
  * Key debits as durable reservations, so a key is charged exactly for the answers it received.
@@ -59,6 +60,8 @@ export interface KeyReservationsOptions {
   /** This process (Database.holdLiveness holds it alive). */
   instanceId: string
   onError?: (error: unknown) => void
+  /** Where captures share a statement with the other writes of the same calls; absent: their own. */
+  group?: GroupCommit
 }
 
 interface ReserveItem {
@@ -69,7 +72,12 @@ interface ReserveItem {
 
 type ReserveResult = { ok: true; balance: Micros } | { ok: false }
 
-export function createKeyReservations({ db, instanceId, onError }: KeyReservationsOptions): KeyReservations {
+export function createKeyReservations({
+  db,
+  instanceId,
+  onError,
+  group = groupCommitOf(db),
+}: KeyReservationsOptions): KeyReservations {
   const pending = new Set<string>()
   const pendingCapture = new Set<string>()
   const underWay = new Set<Promise<unknown>>()
@@ -136,33 +144,54 @@ export function createKeyReservations({ db, instanceId, onError }: KeyReservatio
   })
 
   /**
-   * Captures of concurrent calls share one UPDATE. A reservation that is already gone was
-   * released (a sweep took this process for dead, e.g. after PostgreSQL restarted and dropped its
-   * liveness lock): the answer was delivered free, never charged twice.
-   * The same statement marks `done` the Idempotency-Key answer written under a captured
-   * reservation (core/idempotency), so an answer is replayable exactly when its debit stands.
+   * The captures of a batch: the reservations stamped, and the Idempotency-Key answers written
+   * under them marked `done` (core/idempotency), so an answer is replayable exactly when its debit
+   * stands. CTEs named from `prefix`; the query returns the ids captured.
    */
-  const captureBatch = createBatcher<string, boolean>(async (ids) => {
+  function captureCtes(ids: readonly string[], prefix: string): { ctes: SQL[]; result: SQL } {
     const list = sql.join(
       ids.map((id) => sql`${id}`),
       sql`, `,
     )
-    const rows = rowsOf<{ id: string }>(
-      await db.execute(
-        sql`
-          with captured as (
+    const captured = sql.raw(`${prefix}captured`)
+    return {
+      ctes: [
+        sql`${captured} as (
             update key_reservations set captured_at = now()
              where id in (${list}) and captured_at is null
             returning id
-          ), answered as (
+          )`,
+        sql`${sql.raw(`${prefix}answered`)} as (
             update idempotency_records set state = 'done', updated_at = now()
-             where reservation_id in (select id from captured) and state = 'in_progress'
-          )
-          select id from captured`,
-      ),
-    )
-    const captured = new Set(rows.map((row) => row.id))
+             where reservation_id in (select id from ${captured}) and state = 'in_progress'
+          )`,
+      ],
+      result: sql`select id::text as r from ${captured}`,
+    }
+  }
+
+  const capturedOf = (values: readonly unknown[], ids: readonly string[]) => {
+    const captured = new Set(values.map(String))
     return ids.map((id) => captured.has(id))
+  }
+
+  /**
+   * Captures of concurrent calls share one UPDATE, in the statement the other writes of those
+   * calls share when `group` is given (core/store/group-commit.ts). A reservation that is already
+   * gone was released (a sweep took this process for dead, e.g. after PostgreSQL restarted and
+   * dropped its liveness lock): the answer was delivered free, never charged twice.
+   */
+  const captureBatch = group.part<string, boolean>({
+    statement: async (ids, prefix) => captureCtes(ids, prefix),
+    results: async (values, ids) => capturedOf(values, ids),
+    async alone(ids) {
+      const { ctes, result } = captureCtes(ids, '')
+      const rows = rowsOf<{ r: unknown }>(await db.execute(sql`with ${sql.join(ctes, sql`, `)} ${result}`))
+      return capturedOf(
+        rows.map((row) => row.r),
+        ids,
+      )
+    },
   })
 
   /**

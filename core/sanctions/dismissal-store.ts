@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto'
 import canonicalize from 'canonicalize'
-import { and, desc, eq, inArray, lt, or, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Clock } from '../context.ts'
+import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
 import { sanctionsDismissals } from '../store/schema.ts'
 import { nameKeys } from './name-normaliser.ts'
@@ -248,6 +249,46 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
     return rows.map(toDismissal)
   }
 
+  type DismissalRow = typeof sanctionsDismissals.$inferSelect
+  /** One subject's dismissals asked for by a screen: the key, the subject's kind and its key. */
+  interface SubjectLookup {
+    keyId: string
+    subjectType: DismissalSubjectType
+    subjectKey: string
+  }
+  const lookupId = (item: SubjectLookup) => `${item.keyId}\u0000${item.subjectType}\u0000${item.subjectKey}`
+
+  /**
+   * The dismissals of the subjects screened at the same time, in one statement (core/store/batcher.ts):
+   * every screen with a match asks, so concurrent screens share one read instead of one each. Each
+   * screen still sees the rows committed before it asked.
+   */
+  const lookup = createBatcher<SubjectLookup, DismissalRow[]>(async (items) => {
+    const wanted = new Map(items.map((item) => [lookupId(item), item]))
+    const tuples = sql.join(
+      [...wanted.values()].map((item) => sql`(${item.keyId}, ${item.subjectType}, ${item.subjectKey})`),
+      sql`, `,
+    )
+    const rows = await db
+      .select()
+      .from(sanctionsDismissals)
+      .where(
+        sql`(${sanctionsDismissals.keyId}, ${sanctionsDismissals.subjectType}, ${sanctionsDismissals.subjectKey}) in (${tuples})`,
+      )
+    const bySubject = new Map<string, DismissalRow[]>()
+    for (const row of rows) {
+      const id = lookupId({
+        keyId: row.keyId,
+        subjectType: row.subjectType as DismissalSubjectType,
+        subjectKey: row.subjectKey,
+      })
+      const list = bySubject.get(id)
+      if (list) list.push(row)
+      else bySubject.set(id, [row])
+    }
+    return items.map((item) => bySubject.get(lookupId(item)) ?? [])
+  })
+
   return {
     async create(keyId, input) {
       const subjectKey = subjectKeyOf(input.subject_type, input.subject)
@@ -348,16 +389,7 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
     async apply(keyId, subjectType, subject, matches, current) {
       const subjectKey = subjectKeyOf(subjectType, subject)
       if (!subjectKey || matches.length === 0) return [...matches]
-      const rows = await db
-        .select()
-        .from(sanctionsDismissals)
-        .where(
-          and(
-            eq(sanctionsDismissals.keyId, keyId),
-            eq(sanctionsDismissals.subjectType, subjectType),
-            eq(sanctionsDismissals.subjectKey, subjectKey),
-          ),
-        )
+      const rows = await lookup({ keyId, subjectType, subjectKey })
       if (rows.length === 0) return [...matches]
       const byEntry = new Map(rows.map((row) => [`${row.listKey}\u0000${row.entryId}`, toDismissal(row)]))
       const changed: Dismissal[] = []

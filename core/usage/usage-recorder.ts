@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { ServiceErrorCode } from '../errors.ts'
 import type { PaidWith } from '../payments/charge.ts'
-import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
+import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
 
 /**
  * How a call ended: `ok` (answered and delivered), `undelivered` (answered, but the answer did not
@@ -32,40 +32,55 @@ export interface UsageRecorder {
 }
 
 /**
- * One statement for a batch of calls: the usage rows, and the hourly rollup of the keyed ones
- * (core/store/tables/usage.ts) from the same rows, so reports never disagree with the log. Rollup
- * rows are upserted in primary-key order, so two processes' batches lock them in the same order.
+ * The usage rows of a batch of calls and the hourly rollup of the keyed ones
+ * (core/store/tables/usage.ts) from the same rows, as two CTEs named from `prefix`, so reports
+ * never disagree with the log. Rollup rows are upserted in primary-key order, so two processes'
+ * batches lock them in the same order.
  */
-function recordStatement(events: readonly UsageEvent[]): SQL {
+function recordCtes(events: readonly UsageEvent[], prefix: string): SQL[] {
   const rows = events.map(
     (event) =>
       sql`(${event.keyId}, ${event.operation}, ${event.outcome}, ${event.paidWith}, ${event.costMicros}, ${event.latencyMs})`,
   )
-  return sql`with inserted as (
+  const inserted = sql.raw(`${prefix}inserted`)
+  return [
+    sql`${inserted} as (
       insert into usage_events (key_id, operation, outcome, paid_with, cost_micros, latency_ms)
       values ${sql.join(rows, sql`, `)}
       returning key_id, operation, outcome, cost_micros, latency_ms, created_at
-    )
+    )`,
+    sql`${sql.raw(`${prefix}rolled_up`)} as (
     insert into usage_rollups as r (key_id, hour, operation, outcome, calls, cost_micros, latency_ms_sum)
     select key_id, date_trunc('hour', created_at, 'UTC'), operation, outcome,
       count(*), sum(cost_micros), sum(latency_ms)
-    from inserted
+    from ${inserted}
     where key_id is not null
     group by 1, 2, 3, 4
     order by 1, 2, 3, 4
     on conflict (key_id, hour, operation, outcome) do update set
       calls = r.calls + excluded.calls,
       cost_micros = r.cost_micros + excluded.cost_micros,
-      latency_ms_sum = r.latency_ms_sum + excluded.latency_ms_sum`
+      latency_ms_sum = r.latency_ms_sum + excluded.latency_ms_sum
+    )`,
+  ]
 }
+
+/** One statement for a batch of calls: its usage rows and their rollup. */
+const recordStatement = (events: readonly UsageEvent[]): SQL =>
+  sql`with ${sql.join(recordCtes(events, ''), sql`, `)} select 1`
 
 /**
  * Writes one usage row per call; a failure to record never fails the call itself. Rows of
- * concurrent calls go out in one multi-row insert (core/store/batcher.ts); a failed batch is
+ * concurrent calls go out in one multi-row insert, in the statement the other writes of those
+ * calls share when `group` is given (core/store/group-commit.ts); a batch that fails alone is
  * retried row by row so one bad row costs only itself.
  */
-export function createUsageRecorder(db: Db, onError: (error: unknown) => void = () => {}): UsageRecorder {
-  const insert = createBatcher<UsageEvent, void>(async (events) => {
+export function createUsageRecorder(
+  db: Db,
+  onError: (error: unknown) => void = () => {},
+  group: GroupCommit = groupCommitOf(db),
+): UsageRecorder {
+  const alone = async (events: readonly UsageEvent[]): Promise<undefined[]> => {
     try {
       await db.execute(recordStatement(events))
     } catch (error) {
@@ -81,9 +96,23 @@ export function createUsageRecorder(db: Db, onError: (error: unknown) => void = 
       }
     }
     return events.map(() => undefined)
+  }
+  const insert = group.part<UsageEvent, undefined>({
+    statement: async (events, prefix) => ({
+      ctes: recordCtes(events, prefix),
+      result: sql`select null::text as r where false`,
+    }),
+    results: async (_values, events) => events.map(() => undefined),
+    alone,
   })
   return {
-    record: (event) => insert(event),
+    record: async (event) => {
+      try {
+        await insert(event)
+      } catch (error) {
+        onError(error)
+      }
+    },
     async undelivered(event, costMicros) {
       try {
         await db.execute(undeliveredStatement(event, costMicros))
