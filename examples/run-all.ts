@@ -2,6 +2,7 @@
  * Runs every example (examples/<story>/main.ts) as its own process; fails if any fails.
  * Each example asserts what it shows (CONVENTIONS 8). Two run at a time (each starts a service and
  * mostly uses one core); an example's output is printed whole once it ends, so stories do not mix.
+ * Node runs the TypeScript itself (22.18 or newer, as `engines` requires).
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
@@ -16,15 +17,12 @@ const stories = readdirSync(here, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort()
 
-// Node 22.18+ and 24 run TypeScript themselves (faster to start); older Nodes load tsx.
-const typescript = (process.features as { typescript?: string | false }).typescript
-const loader = typescript ? [] : ['--import', 'tsx']
 const TIMEOUT_MS = 180_000
 
 /** Runs one example; resolves with its exit status and everything it printed, in order. */
 function run(story: string): Promise<{ status: number | string; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...loader, path.join(here, story, 'main.ts')], {
+    const child = spawn(process.execPath, [path.join(here, story, 'main.ts')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: TIMEOUT_MS,
     })
