@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { createCheckStore } from '../core/checks/index.ts'
 import type { Clock } from '../core/context.ts'
 import { systemClock } from '../core/context.ts'
@@ -8,6 +9,7 @@ import { type AuditStore, createAuditStore } from '../core/evidence/audit-store.
 import { AUDIT_SUBJECTS } from '../core/evidence/audit-subjects.ts'
 import { auditedKeys } from '../core/evidence/audited-keys.ts'
 import { createIdempotencyStore } from '../core/idempotency/index.ts'
+import { createDeliveryJournal } from '../core/keys/delivery-journal.ts'
 import { type ApiKeyService, createApiKeyService } from '../core/keys/index.ts'
 import { createRateLimiter } from '../core/limits/index.ts'
 import { createMaintenanceSwitch } from '../core/maintenance/index.ts'
@@ -131,7 +133,20 @@ export async function createService(config: Config, overrides: ServiceOverrides 
   const sanctions = buildSanctions(config, database, clock, log)
   await sanctions.service.start()
   const instanceId = randomUUID()
-  const payments = buildPayments(config, database, instanceId, clock, log)
+  // A database handed in belongs to its caller (tests, embedding): no files of ours beside it.
+  const journal = overrides.database
+    ? undefined
+    : createDeliveryJournal({
+        dir: path.join(config.DATA_DIR, 'deliveries'),
+        instanceId,
+        onError: (error) =>
+          log(
+            'error',
+            'the delivery journal cannot be written; a crash may leave answers unpaid',
+            String(error),
+          ),
+      })
+  const payments = buildPayments(config, database, instanceId, clock, log, journal)
   await payments.start()
   const agentChain = await buildAgentChain(config, clock, log)
   const retention = buildRetention(config, database, clock, log, () => listHealth(sanctions.service))
@@ -251,6 +266,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       payments.stop()
       // Captures of answers just delivered are written before the database closes.
       await payments.reservations.drain()
+      journal?.close()
       baseKeys.close()
       await database.close()
     },

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import type { Clock } from '../core/context.ts'
+import type { DeliveryJournal } from '../core/keys/delivery-journal.ts'
 import { createKeyReservations, type KeyReservations } from '../core/keys/reservations.ts'
 import type { PaymentGate } from '../core/payments/charge.ts'
 import { createOnChainFundsCheck } from '../core/payments/evm/funds-check.ts'
@@ -83,11 +84,13 @@ export function buildPayments(
   instanceId: string,
   clock: Clock,
   log: Log,
+  journal?: DeliveryJournal,
 ): Payments {
   const reservations = createKeyReservations({
     db: database.db,
     instanceId,
     onError: (error) => log('warn', 'key refund deferred to the sweep', String(error)),
+    ...(journal ? { journal } : {}),
   })
   const x402 = buildX402(config, database, instanceId, clock, log)
   const isAlive = (id: string) => database.isAlive(id)

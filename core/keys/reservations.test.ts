@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../test/support/database.ts'
@@ -5,6 +8,7 @@ import { ServiceError } from '../errors.ts'
 import { usd } from '../money.ts'
 import { createDatabase, type Database, rowsOf } from '../store/database.ts'
 import { type ApiKeyService, createApiKeyService } from './api-keys.ts'
+import { createDeliveryJournal } from './delivery-journal.ts'
 import { createKeyReservations, type KeyReservations } from './reservations.ts'
 
 describe.each(DATABASE_KINDS)('key reservations on %s', (kind) => {
@@ -121,6 +125,48 @@ describe.each(DATABASE_KINDS)('key reservations on %s', (kind) => {
     await live.capture(kept!.id)
     expect(await reservations.sweep(async () => false)).toBe(0)
     expect((await keys.get(record.id))?.balanceMicros).toBe(usd('0.95'))
+  })
+
+  it("captures what a dead process's delivery journal lists and releases the rest", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'deliveries-'))
+    try {
+      const { record } = await keys.create({ email: 'jj@example.com', tier: 'pro', balance: usd('1') })
+      const deadJournal = createDeliveryJournal({ dir, instanceId: 'killed-process' })
+      const flaky = { down: false }
+      // The killed process: its answer's capture never reached the database (killed before it did).
+      const dead = createKeyReservations({
+        db: new Proxy(database.db, {
+          get: (target, property, receiver) =>
+            property === 'execute' && flaky.down
+              ? () => new Promise(() => {})
+              : Reflect.get(target, property, receiver),
+        }),
+        instanceId: 'killed-process',
+        journal: deadJournal,
+      })
+      const delivered = await dead.reserve(record.id, usd('0.20'), 'op')
+      const undelivered = await dead.reserve(record.id, usd('0.30'), 'op')
+      flaky.down = true
+      void dead.capture(delivered!.id)
+      expect(readdirSync(dir)).toEqual(['killed-process.0.log'])
+
+      const sweeper = createKeyReservations({
+        db: database.db,
+        instanceId: 'next-process',
+        journal: createDeliveryJournal({ dir, instanceId: 'next-process' }),
+      })
+      expect(await sweeper.sweep(async (instance) => instance !== 'killed-process')).toBe(1)
+      expect(await keys.get(record.id)).toMatchObject({
+        balanceMicros: usd('0.80'),
+        spentMicros: usd('0.20'),
+        callCount: 1n,
+      })
+      expect(await openReservations(record.id)).toBe(0)
+      expect(undelivered).not.toBeNull()
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('keeps a release the database refused and writes it on the next sweep', async () => {

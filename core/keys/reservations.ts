@@ -5,6 +5,7 @@ import type { Micros } from '../money.ts'
 import { createKeyedBatcher } from '../store/batcher.ts'
 import { type Db, rowsOf } from '../store/database.ts'
 import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
+import type { DeliveryJournal } from './delivery-journal.ts'
 
 /**
  * Key debits as durable reservations, so a key is charged exactly for the answers it received.
@@ -62,6 +63,8 @@ export interface KeyReservationsOptions {
   onError?: (error: unknown) => void
   /** Where captures share a statement with the other writes of the same calls; absent: their own. */
   group?: GroupCommit
+  /** Where deliveries are recorded before their captures commit; absent: a crash in between releases them. */
+  journal?: DeliveryJournal
 }
 
 interface ReserveItem {
@@ -77,6 +80,7 @@ export function createKeyReservations({
   instanceId,
   onError,
   group = groupCommitOf(db),
+  journal,
 }: KeyReservationsOptions): KeyReservations {
   const pending = new Set<string>()
   const pendingCapture = new Set<string>()
@@ -222,6 +226,14 @@ export function createKeyReservations({
     return Number(rowsOf<{ released: unknown }>(result)[0]?.released ?? 0)
   }
 
+  /** Captures the reservations a gone process journaled as delivered, 1,000 per statement. */
+  async function captureDelivered(ids: readonly string[]): Promise<void> {
+    for (let start = 0; start < ids.length; start += 1_000) {
+      const { ctes, result } = captureCtes(ids.slice(start, start + 1_000), '')
+      await db.execute(sql`with ${sql.join(ctes, sql`, `)} ${result}`)
+    }
+  }
+
   async function releaseNow(id: string): Promise<number> {
     const released = await releaseWhere(sql`id = ${id}`)
     pending.delete(id)
@@ -242,6 +254,8 @@ export function createKeyReservations({
     },
 
     async capture(id) {
+      // First, before anything yields to the event loop: a process killed from here on is paid.
+      journal?.delivered(id)
       let captured: boolean
       try {
         captured = await tracked(captureBatch(id))
@@ -250,6 +264,7 @@ export function createKeyReservations({
         pendingCapture.add(id)
         throw error
       }
+      journal?.settled(id)
       if (!captured) {
         throw new ServiceError(
           'unavailable',
@@ -276,6 +291,7 @@ export function createKeyReservations({
         try {
           await captureBatch(id) // false: released meanwhile (a sweep took this process for dead)
           pendingCapture.delete(id)
+          journal?.settled(id)
         } catch (error) {
           onError?.(error) // still pending: the next sweep tries again
         }
@@ -300,6 +316,8 @@ export function createKeyReservations({
       )
       for (const { instance_id: owner } of owners) {
         if (await isAlive(owner)) continue
+        // Answers it delivered whose captures had not committed: their debits stand.
+        await captureDelivered(journal?.deliveredBy(owner) ?? [])
         released += await releaseWhere(sql`instance_id = ${owner} and captured_at is null`)
         // Only captured rows: should the owner still run (it lost its lock for a moment), a row it
         // reserved since the release above is left for the next sweep, not deleted unrefunded.
@@ -310,6 +328,7 @@ export function createKeyReservations({
         await db.execute(
           sql`delete from idempotency_records where instance_id = ${owner} and state = 'in_progress'`,
         )
+        journal?.forget(owner)
       }
       return released
     },
