@@ -266,6 +266,7 @@ export async function createService(config: Config, overrides: ServiceOverrides 
       payments.stop()
       // Captures of answers just delivered are written before the database closes.
       await payments.reservations.drain()
+      await audit.store.drain()
       journal?.close()
       baseKeys.close()
       await database.close()

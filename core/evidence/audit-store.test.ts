@@ -54,6 +54,14 @@ describe.each(DATABASE_KINDS)('audit store (%s)', (kind) => {
     expect(await store.verify('key:k1')).toMatchObject({ ok: true, rows: 60, chains: 1 })
   })
 
+  it('drain waits for appends under way, a new chain whose head is read first included', async () => {
+    const fresh = createAuditStore({ db: database.db, clock, signer })
+    for (let i = 0; i < 5; i++) void fresh.append(call('key:drained', clock.now(), `Drained ${i}`))
+    await fresh.drain()
+    const { rows } = await store.trail({ chain: 'key:drained', limit: 100 })
+    expect(rows).toHaveLength(5)
+  })
+
   it('drops an expired range behind a signed checkpoint, and the chain still verifies', async () => {
     const chain = 'key:k2'
     for (let i = 0; i < 5; i++) await store.append(call(chain, clock.now(), `Old ${i}`))

@@ -212,6 +212,8 @@ export interface AuditStore {
    * next row still links to it). Returns the number of rows dropped.
    */
   dropExpired(cutoff: Date): Promise<number>
+  /** Waits for the appends under way, so a process that stops cleanly writes them before the database closes. */
+  drain(): Promise<void>
 }
 
 /** The audit trail over the `audit_events` table (core/store/tables/evidence.ts). */
@@ -469,10 +471,17 @@ export function createAuditStore(options: {
     }
   }
 
+  const underWay = new Set<Promise<unknown>>()
   return {
     async append(event) {
-      const failure = await appendGrouped(event)
+      const appending = appendGrouped(event)
+      underWay.add(appending)
+      const failure = await appending.finally(() => underWay.delete(appending))
       if (failure) throw failure
+    },
+
+    async drain() {
+      while (underWay.size > 0) await Promise.allSettled([...underWay])
     },
 
     async trail(filter) {
