@@ -32,7 +32,7 @@ describe.each(DATABASE_KINDS)('idempotency records with key reservations (%s)', 
   const answer = { status: 200, body: '{"echo":"x"}' }
 
   it('makes the answer replayable in the capture statement, with no write after it', async () => {
-    const store = createIdempotencyStore(database.db)
+    const store = createIdempotencyStore(database.db, { deliveryWaitMs: 0 })
     const reservations = createKeyReservations({ db: database.db, instanceId: 'alive' })
     const claim = await store.claim(request('captured'))
     if (claim.kind !== 'claimed') throw new Error(claim.kind)
@@ -42,6 +42,31 @@ describe.each(DATABASE_KINDS)('idempotency records with key reservations (%s)', 
     expect((await store.claim(request('captured'))).kind).toBe('in_progress')
     await reservations.capture(reservation.id)
     expect(await store.claim(request('captured'))).toEqual({ kind: 'replay', answer })
+  })
+
+  it('a retry that arrives while the answer awaits its delivery waits for it: replayed, or run again', async () => {
+    // Far above the default, so a slow machine cannot turn the wait into a 409 here.
+    const store = createIdempotencyStore(database.db, { deliveryWaitMs: 30_000 })
+    const reservations = createKeyReservations({ db: database.db, instanceId: 'alive' })
+    const answered = async (idempotencyKey: string) => {
+      const claim = await store.claim(request(idempotencyKey))
+      if (claim.kind !== 'claimed') throw new Error(claim.kind)
+      const reservation = await reservations.reserve(keyId, 1_000n, 'paid_echo')
+      if (!reservation) throw new Error('not reserved')
+      await store.answer(keyId, idempotencyKey, claim.claimId, answer, reservation.id)
+      return reservation.id
+    }
+    const delivered = await answered('retried-early')
+    const retry = store.claim(request('retried-early'))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await reservations.capture(delivered)
+    expect(await retry).toEqual({ kind: 'replay', answer })
+
+    const lost = await answered('retried-after-loss')
+    const rerun = store.claim(request('retried-after-loss'))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await reservations.release(lost)
+    expect((await rerun).kind).toBe('claimed')
   })
 
   it('deletes the answer with a released reservation, so the retry runs', async () => {

@@ -102,10 +102,20 @@ export interface IdempotencyStoreOptions {
    * reservations sweep frees them, so a retry runs at once instead of after the takeover delay.
    */
   instanceId?: string
+  /**
+   * How long a claim waits on a call whose answer is written and only its delivery is still to
+   * be confirmed (milliseconds; default 1,000): a client that retries the moment it got its answer
+   * gets the replay, not a 409.
+   */
+  deliveryWaitMs?: number
 }
+
+/** How often a claim looks again at a call whose answer awaits its delivery. */
+const DELIVERY_POLL_MS = 20
 
 export function createIdempotencyStore(db: Db, options: IdempotencyStoreOptions = {}): IdempotencyStore {
   const instanceId = options.instanceId ?? null
+  const deliveryWaitMs = options.deliveryWaitMs ?? 1_000
   async function insert(request: ClaimRequest, claimId: string): Promise<boolean> {
     const at = request.now.toISOString()
     const rows = rowsOf<{ claim_id: string }>(
@@ -149,12 +159,19 @@ export function createIdempotencyStore(db: Db, options: IdempotencyStoreOptions 
       const claimId = randomUUID()
       // A row deleted between the insert and the read (released, or removed by retention) is
       // claimed on the next round.
+      const waitUntil = Date.now() + deliveryWaitMs
       for (let round = 0; round < 3; round++) {
         if (await insert(request, claimId)) return { kind: 'claimed', claimId }
         const row = await read(request)
         if (!row) continue
         if (row.operation !== request.operation || row.request_hash !== request.requestHash) {
           return { kind: 'mismatch' }
+        }
+        if (row.state === 'in_progress' && row.response_status !== null && Date.now() < waitUntil) {
+          // Answered, its delivery about to be confirmed (done) or refused (deleted): look again.
+          await new Promise((resolve) => setTimeout(resolve, DELIVERY_POLL_MS))
+          round--
+          continue
         }
         if (row.state === 'done') {
           return {
