@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises'
+import { readdir, rm } from 'node:fs/promises'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
 import { buildPgliteTemplate, buildPostgresTemplate } from './database-templates.ts'
@@ -31,6 +32,7 @@ const bundles = fileURLToPath(
  * start as child processes (test/support/entry-bundles.ts).
  */
 export async function setup(project: TestProject): Promise<void> {
+  await removeBundlesOfEndedRuns()
   const pglite = buildPgliteTemplate()
   const built = buildEntryBundles(bundles)
   server = process.env.TEST_POSTGRES_URL ? undefined : await startTempPostgres()
@@ -40,6 +42,27 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('pgliteTemplateFile', await pglite)
   await built
   project.provide('entryBundles', bundles)
+}
+
+/** A run that crashed before its teardown leaves its folder (about 10 MB): gone once its process is. */
+async function removeBundlesOfEndedRuns(): Promise<void> {
+  const parent = path.dirname(bundles)
+  const names = await readdir(parent).catch(() => [] as string[])
+  for (const name of names) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid) || pid === process.pid || running(pid)) continue
+    await rm(path.join(parent, name), { recursive: true, force: true })
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 export async function teardown(): Promise<void> {
