@@ -610,6 +610,7 @@ const ABJAD_LETTER_CLASSES: Readonly<Record<string, string>> = {
 }
 /** Letters that may end a word as a vowel (ta marbuta, final heh): "Fatima" / فاطمة, "Nehme" / نعمة. */
 const FINAL_VOWEL_LETTERS = new Set(['ة', 'ه', 'ۀ'])
+const TA_MARBUTA = 'ة'
 const INITIAL_GLIDES: Readonly<Record<string, string>> = { و: 'W', ی: 'Y', ي: 'Y', ى: 'Y' }
 const ARABIC_LETTER = /\p{L}/u
 
@@ -624,7 +625,9 @@ function abjadReadings(letters: readonly string[]): string[] {
   const last = letters.length - 1
   if (letters.length > 2 && FINAL_VOWEL_LETTERS.has(letters[last]!)) {
     const without = consonantsOf(classes.slice(0, last).join(''))
-    if (without.length >= 2) classes[last] = ''
+    // ة is always the feminine ending, never a spoken h ("Azza" / عزة); a final ه is, when it
+    // would leave one consonant alone ("Taha" / طه).
+    if (without.length >= 2 || (letters[last] === TA_MARBUTA && without.length === 1)) classes[last] = ''
   }
   const readings = [consonantsOf(classes.join(''))]
   const glide = INITIAL_GLIDES[letters[0]!]
@@ -648,7 +651,22 @@ export function abjadSkeletons(word: string): string[] {
   if (letters.length > 3 && letters[0] === 'ا' && letters[1] === 'ل')
     skeletons.push(...abjadReadings(letters.slice(2)))
   else if (skeletons[0]!.length >= 3 && skeletons[0]!.startsWith('l')) skeletons.push(skeletons[0]!.slice(1))
+  const inner = innerArticle(letters)
+  if (inner > 0) skeletons.push(...abjadReadings([...letters.slice(0, inner), ...letters.slice(inner + 2)]))
   return [...new Set(skeletons)].filter((skeleton) => skeleton.length > 0)
+}
+
+/**
+ * Where the article ال stands inside a compound written as one word, between two words of three
+ * letters or more (ابوالقاسم Abu al-Qasim, عبدالرحمن Abd al-Rahman, ناصرالدين Nasir al-Din); -1
+ * when it does not. Latin spellings often leave it out or write it as the doubled letter it is
+ * said as ("Abughasem", "Abdurrahman", "Nasruddin"), so such a word is also read without it.
+ */
+function innerArticle(letters: readonly string[]): number {
+  for (let i = 3; i + 2 + 3 <= letters.length; i++) {
+    if (letters[i] === 'ا' && letters[i + 1] === 'ل') return i
+  }
+  return -1
 }
 
 /** The first of abjadSkeletons: waw and yeh read as vowels, the article kept. */

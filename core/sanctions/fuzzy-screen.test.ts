@@ -186,6 +186,21 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
 
+  it('reads a compound also without the article inside it, as Latin spellings often write it', () => {
+    // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
+    expect(abjadSkeletons('ابوالقاسم')).toEqual(['blksm', 'bksm'])
+    expect(abjadSkeletons('عبدالرحمن')).toContain('bdrhmn') // "Abdurrahman"
+    // Not inside a word whose first three letters are not a word of their own (جلالیان, Jalalian).
+    expect(abjadSkeletons('جلالیان')).toEqual(['jlln'])
+    const salevati = buildSanctionsIndexFromEntries([entry('s1', 'صلواتی, ابوالقاسم')])
+    expect(screenNameFuzzy(salevati, 'Abughasem Salevati').matches[0]?.entry_id).toBe('s1')
+  })
+
+  it('reads a final ta marbuta as the feminine ending, a final heh after one consonant as h', () => {
+    expect(abjadSkeletons('عزة')).toEqual(['d']) // "Azza"
+    expect(abjadSkeletons('طه')).toEqual(['th']) // "Taha"
+  })
+
   it('joins three Latin words with the article in the middle against one Arabic word', () => {
     // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
     const hani = buildSanctionsIndexFromEntries([entry('h1', 'اسعد, هاني عبدالمجيد محمد')])
