@@ -61,7 +61,9 @@ export interface AnalysedName {
 /**
  * Person-name prefixes: rigour's PERSON_NAME_PREFIXES (OpenSanctions, MIT) that are one word,
  * plus the religious titles the UN and OFAC lists write in front of names (mullah, maulvi,
- * haji, qari). Only dropped at the start of a name that keeps two or more parts.
+ * haji, qari; seyed / sayyid, the title of the Prophet's descendants, which Persian and Iraqi
+ * names carry in front of the given name and Latin spellings keep or leave out at will). Only
+ * dropped at the start of a name that keeps two or more parts.
  */
 const HONORIFICS = new Set([
   'admiral',
@@ -112,8 +114,14 @@ const HONORIFICS = new Set([
   'professor',
   'qari',
   'reverend',
+  'sayed',
+  'sayyed',
+  'sayyid',
   'senor',
   'senora',
+  'seyed',
+  'seyyed',
+  'seyyid',
   'shaikh',
   'sheik',
   'sheikh',
@@ -356,6 +364,19 @@ const SCRIPT_TESTS: ReadonlyArray<readonly [NameScript, RegExp]> = [
   ['armenian', /\p{Script=Armenian}/u],
   ['georgian', /\p{Script=Georgian}/u],
 ]
+/**
+ * سيد / سید (Seyed, Sayyid), as written: the one Arabic-script title in front of listed names.
+ * Compared as written, since سعيد (Saeed) folds to the same Latin letters.
+ */
+const ABJAD_HONORIFICS = new Set(['سيد', 'سید'])
+
+/** Parts after the i-th that are not articles ("Sayyid al-Dajani" keeps one name word after the title). */
+function wordsAfter(raw: ReadonlyArray<{ text: string }>, i: number): number {
+  let words = 0
+  for (let j = i + 1; j < raw.length; j++) if (!ARTICLES.has(raw[j]!.text)) words++
+  return words
+}
+
 const ASCII_WORD = /^[a-z0-9]+$/
 const NOT_ALPHANUMERIC = /[^a-z0-9]+/g
 const SYLLABLE_START = /(?=[A-Z])/
@@ -394,7 +415,7 @@ export function isAbjad(script: NameScript): boolean {
  * (persons) or legal forms (organisations) are recognised; `any` recognises both.
  */
 export function analyseName(name: string, kind: 'person' | 'organization' | 'any' = 'any'): AnalysedName {
-  const raw: Array<{ text: string; script: NameScript; skeletons: readonly string[] }> = []
+  const raw: Array<{ text: string; script: NameScript; skeletons: readonly string[]; written: string }> = []
   let nonLatin: NameScript | null = null
   for (const token of nameTokens(inWrittenOrder(name, kind))) {
     const script = scriptOf(token)
@@ -402,12 +423,12 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     if (script === 'han' || script === 'hangul') {
       for (const syllable of anyAscii(token).split(SYLLABLE_START)) {
         const folded = syllable.toLowerCase().replace(NOT_ALPHANUMERIC, '')
-        if (folded) raw.push({ text: folded, script, skeletons: [] })
+        if (folded) raw.push({ text: folded, script, skeletons: [], written: token })
       }
     } else {
       const folded = foldNamePart(token)
       const skeletons = isAbjad(script) ? abjadSkeletons(token) : []
-      if (folded) raw.push({ text: folded, script, skeletons })
+      if (folded) raw.push({ text: folded, script, skeletons, written: token })
     }
   }
   const parts: NamePart[] = []
@@ -416,16 +437,17 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
   const legalWords =
     kind === 'person' || raw.length < 2 ? new Set<number>() : legalPhraseWords(raw.map((part) => part.text))
   for (let i = 0; i < raw.length; i++) {
-    const { text, script, skeletons } = raw[i]!
+    const { text, script, skeletons, written } = raw[i]!
     let role: NamePartRole = 'name'
     if (
       leading &&
       kind !== 'organization' &&
       // Latin titles, so not a folded Arabic-script word that spells one (عامر, the given name
-      // Amer, folds to "mr").
-      !isAbjad(script) &&
-      (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
-      raw.length - i > 2
+      // Amer, folds to "mr"); of the Arabic-script ones only سيد (Seyed) as written.
+      (isAbjad(script)
+        ? ABJAD_HONORIFICS.has(written.normalize('NFKC'))
+        : HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
+      wordsAfter(raw, i) >= 2
     ) {
       role = 'honorific'
     } else if (

@@ -196,6 +196,26 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(screenNameFuzzy(salevati, 'Abughasem Salevati').matches[0]?.entry_id).toBe('s1')
   })
 
+  it('reads Seyed in front of a given name as a title, in Latin and Arabic script', () => {
+    // Real list names (OFAC SDN) and the Latin name the list gives for the first.
+    const seyed = buildSanctionsIndexFromEntries([
+      entry('y1', 'پنجکی, یحیی حسینی'),
+      entry('y2', 'حسینی, سید صادق'),
+    ])
+    const match = screenNameFuzzy(seyed, 'Seyed Yahya Hosseiny Panjaki').matches[0]!
+    expect(match.entry_id).toBe('y1')
+    expect(match.score_breakdown.ignored_parts).toEqual(['seyed'])
+    expect(analyseName('سید صادق حسینی').parts.map((part) => part.role)).toEqual([
+      'honorific',
+      'name',
+      'name',
+    ])
+    // سعيد (Saeed) folds to the same Latin letters and is a given name.
+    expect(analyseName('سعيد صالح عبدربه').parts[0]!.role).toBe('name')
+    // A title needs two words after it, articles aside.
+    expect(analyseName('Sayyid AL-DAJANI').parts[0]!.role).toBe('name')
+  })
+
   it('reads a final ta marbuta as the feminine ending, a final heh after one consonant as h', () => {
     expect(abjadSkeletons('عزة')).toEqual(['d']) // "Azza"
     expect(abjadSkeletons('طه')).toEqual(['th']) // "Taha"
