@@ -186,6 +186,28 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
 
+  it('splits one long Latin word into three Arabic-script words, in their order', () => {
+    // Real list names (OFAC SDN) and the Latin names the list gives for the same persons.
+    const compounds = buildSanctionsIndexFromEntries([
+      entry('c1', 'عابدینی نجف آبادی, محمد'),
+      entry('c2', 'فتاحی نوجو کامبری, علیرضا'),
+      entry('c3', 'نجف عابدینی آبادی, محمد'),
+    ])
+    const match = screenNameFuzzy(compounds, 'Mohammad Abedininajafabadi').matches[0]!
+    expect(match.entry_id).toBe('c1')
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'abedininajafabadi',
+      listed: 'bdyny njf abdy',
+      similarity: 0.95,
+      method: 'split',
+    })
+    expect(screenNameFuzzy(compounds, 'Alireza Fatahinojokambari').matches[0]?.entry_id).toBe('c2')
+    // The same three words in another order are not that word.
+    expect(screenNameFuzzy(compounds, 'Mohammad Abedininajafabadi').matches.map((m) => m.entry_id)).toEqual([
+      'c1',
+    ])
+  })
+
   it('reads a compound also without the article inside it, as Latin spellings often write it', () => {
     // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
     expect(abjadSkeletons('ابوالقاسم')).toEqual(['blksm', 'bksm'])

@@ -497,11 +497,15 @@ interface JoinedMatch {
   sim: number
 }
 
-/** One query part written as two adjacent listed parts ("abubakr" / "abu bakr"). */
+/**
+ * One query part written as two or three adjacent listed parts ("abubakr" / "abu bakr",
+ * "Abedininajafabadi" / عابدینی نجف آبادی): leftId, rightId and, for three, thirdId (else -1).
+ */
 interface SplitMatch {
   queryIndex: number
   leftId: number
   rightId: number
+  thirdId: number
 }
 
 /** Abjad tokens with any of these skeletons (those of `minLength` consonants or more). */
@@ -531,6 +535,32 @@ function splitHalfTokens(fuzzy: FuzzyIndex, half: string, first: boolean): Set<n
     }
   }
   return found
+}
+
+/** Latin letters a word needs before it is tried as three Arabic-script words (three and more each). */
+const THREE_WAY_MIN_LENGTH = 12
+
+/**
+ * One long Latin word against three Arabic-script words: the Persian family names of three
+ * words ("Abedininajafabadi" / عابدینی نجف آبادی, "Fatahinojokambari" / فتاحی نوجو کامبری),
+ * which Latin spellings write as one. Each third keeps two consonants or more (the first as
+ * splitHalfTokens allows), and the three must stand in that order in one listed name.
+ */
+function threeWaySplits(fuzzy: FuzzyIndex, text: string, queryIndex: number, split: SplitMatch[]): void {
+  if (text.length < THREE_WAY_MIN_LENGTH) return
+  for (let cut = 3; cut + 6 <= text.length; cut++) {
+    const left = splitHalfTokens(fuzzy, text.slice(0, cut), true)
+    if (left.size === 0) continue
+    for (let second = cut + 3; second + 3 <= text.length; second++) {
+      const middle = tokensBySkeletons(fuzzy, consonantSkeletons(text.slice(cut, second)), 2)
+      if (middle.size === 0 || left.size * middle.size > SPLIT_READINGS_CAP) continue
+      const right = splitHalfTokens(fuzzy, text.slice(second), false)
+      if (right.size === 0 || left.size * middle.size * right.size > SPLIT_READINGS_CAP) continue
+      for (const leftId of left)
+        for (const rightId of middle)
+          for (const thirdId of right) split.push({ queryIndex, leftId, rightId, thirdId })
+    }
+  }
 }
 
 function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
@@ -585,13 +615,16 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
         if (left.size === 0) continue
         const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
         if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
-        for (const leftId of left) for (const rightId of right) split.push({ queryIndex: i, leftId, rightId })
+        for (const leftId of left)
+          for (const rightId of right) split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
       }
+      threeWaySplits(fuzzy, part.text, i, split)
     }
     for (let cut = 2; cut <= part.text.length - 2; cut++) {
       const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
       const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
-      if (leftId !== undefined && rightId !== undefined) split.push({ queryIndex: i, leftId, rightId })
+      if (leftId !== undefined && rightId !== undefined)
+        split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
     }
   }
   return { joined, split }
@@ -623,8 +656,8 @@ const IGNORED_ROLE_CODES = new Uint8Array(ROLE_CODES.map((role) => (IGNORED_ROLE
 const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[role]))
 
 function byPairOrder(a: Pair, b: Pair): number {
-  const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? 2 : 1)
-  const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? 2 : 1)
+  const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? a.l1 - a.l0 + 1 : 1)
+  const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? b.l1 - b.l0 + 1 : 1)
   return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
 }
 
@@ -734,15 +767,17 @@ function scoreName(
     }
   }
   for (const match of split) {
-    for (let p = start; p + 1 < end && p + 1 - start < MAX_PARTS; p++) {
+    const last = match.thirdId >= 0 ? 2 : 1
+    for (let p = start; p + last < end && p + last - start < MAX_PARTS; p++) {
       if (fuzzy.partToken[p] !== match.leftId || fuzzy.partToken[p + 1] !== match.rightId) continue
+      if (last === 2 && fuzzy.partToken[p + 2] !== match.thirdId) continue
       const factor =
         checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
       pairs.push({
         q0: match.queryIndex,
         q1: -1,
         l0: p,
-        l1: p + 1,
+        l1: p + last,
         sim: SPLIT_SIMILARITY * factor,
         method: 'split',
       })
@@ -761,20 +796,23 @@ function scoreName(
     if (pair.sim < PART_FLOOR) break
     let queryBits = 1 << pair.q0
     for (let q = pair.q0 + 1; q <= pair.q1; q++) queryBits |= 1 << q
-    const listedBits = (1 << (pair.l0 - start)) | (pair.l1 >= 0 ? 1 << (pair.l1 - start) : 0)
+    let listedBits = 1 << (pair.l0 - start)
+    for (let p = pair.l0 + 1; p <= pair.l1; p++) listedBits |= 1 << (p - start)
     if ((usedQuery & queryBits) !== 0 || (usedListed & listedBits) !== 0) continue
     usedQuery |= queryBits
     usedListed |= listedBits
     chosen.push(pair)
     let queryWeight = query[pair.q0]!.weight
     for (let q = pair.q0 + 1; q <= pair.q1; q++) queryWeight += query[q]!.weight
-    const listed = listedWeight(fuzzy, pair.l0) + (pair.l1 >= 0 ? listedWeight(fuzzy, pair.l1) : 0)
+    let listed = listedWeight(fuzzy, pair.l0)
+    for (let p = pair.l0 + 1; p <= pair.l1; p++) listed += listedWeight(fuzzy, p)
     const weight = Math.max(queryWeight, listed)
     aligned += weight
     weighted += weight * pair.sim
-    if (fuzzy.partRole[pair.l0] === NAME_ROLE || (pair.l1 >= 0 && fuzzy.partRole[pair.l1] === NAME_ROLE)) {
-      alignedNames++
-    }
+    let namePair = false
+    for (let p = pair.l0; p <= Math.max(pair.l0, pair.l1); p++)
+      if (fuzzy.partRole[p] === NAME_ROLE) namePair = true
+    if (namePair) alignedNames++
   }
 
   const unmatchedQuery: number[] = []
@@ -947,7 +985,9 @@ function candidateNames(
     for (const match of split) {
       if (match.queryIndex !== q) continue
       const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
-      tokens.add(postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId)
+      let rarest = postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId
+      if (match.thirdId >= 0 && postings(match.thirdId) < postings(rarest)) rarest = match.thirdId
+      tokens.add(rarest)
     }
     if (tokens.size === 0) continue
     groups++
@@ -1197,6 +1237,11 @@ function toMatch(
   const detail = hit.detail
   const name = nameOf(fuzzy, hit.entryIndex, hit.slot)
   const listedText = (p: number) => fuzzy.tokens[fuzzy.partToken[p]!]!
+  const listedRange = (l0: number, l1: number) => {
+    const texts = [listedText(l0)]
+    for (let p = l0 + 1; p <= l1; p++) texts.push(listedText(p))
+    return texts.join(' ')
+  }
   const listedParts: string[] = []
   if (name >= 0) {
     for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) listedParts.push(listedText(p))
@@ -1217,7 +1262,7 @@ function toMatch(
           .slice(pair.q0, (pair.q1 >= 0 ? pair.q1 : pair.q0) + 1)
           .map((part) => part.text)
           .join(' '),
-        listed: pair.l1 >= 0 ? `${listedText(pair.l0)} ${listedText(pair.l1)}` : listedText(pair.l0),
+        listed: listedRange(pair.l0, pair.l1),
         similarity: round(pair.sim),
         method: pair.method,
       })),
