@@ -208,6 +208,24 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     ])
   })
 
+  it('on a tie, pairs a word where it leaves a wider pair free', () => {
+    // Real list name (UN) and the Latin name the list gives for the same person: "Allah" could
+    // take either الله; taking the first would leave "Hamdullah" (حمد الله) nothing to pair with.
+    const hamdullah = buildSanctionsIndexFromEntries([entry('a1', 'حمد الله الله نور')])
+    const match = screenNameFuzzy(hamdullah, 'HAMDULLAH ALLAH NOOR').matches[0]!
+    expect(match.entry_id).toBe('a1')
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'hamdullah',
+      listed: 'hmd llh',
+      similarity: 0.95,
+      method: 'split',
+    })
+    expect(match.score_breakdown.unmatched_listed_parts).toEqual([])
+    // The same with Latin words on both sides (OFAC SDN): "Ali" leaves "Alihasan" its "Ali Hasan".
+    const ajmi = buildSanctionsIndexFromEntries([entry('a2', "AL-'AJMI, 'Ali Hasan 'Ali")])
+    expect(screenNameFuzzy(ajmi, "'Alihasan 'Ali AL-'AJMI").matches[0]?.entry_id).toBe('a2')
+  })
+
   it('reads a compound also without the article inside it, as Latin spellings often write it', () => {
     // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
     expect(abjadSkeletons('ابوالقاسم')).toEqual(['blksm', 'bksm'])

@@ -641,6 +641,8 @@ interface Pair {
   l1: number
   sim: number
   method: PartMethod
+  /** 1 for a one-word pair whose words a two- or three-word pair of the same name also wants. */
+  contested: number
 }
 
 interface NameScore {
@@ -658,7 +660,28 @@ const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[
 function byPairOrder(a: Pair, b: Pair): number {
   const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? a.l1 - a.l0 + 1 : 1)
   const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? b.l1 - b.l0 + 1 : 1)
-  return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
+  return b.sim - a.sim || widthA - widthB || a.contested - b.contested || a.l0 - b.l0
+}
+
+/**
+ * Marks the one-word pairs that take a word a wider pair (joined or split) also needs, so that on
+ * a tie a one-word pair that leaves the wider one free goes first: in "Hamdullah Allah Noor" /
+ * حمد الله الله نور, "Allah" pairs with the second الله and "Hamdullah" with حمد الله.
+ */
+function markContested(pairs: Pair[], start: number): void {
+  let wantedQuery = 0
+  let wantedListed = 0
+  for (const pair of pairs) {
+    if (pair.q1 < 0 && pair.l1 < 0) continue
+    for (let q = pair.q0; q <= Math.max(pair.q0, pair.q1); q++) wantedQuery |= 1 << q
+    for (let p = pair.l0; p <= Math.max(pair.l0, pair.l1); p++) wantedListed |= 1 << (p - start)
+  }
+  if (wantedQuery === 0) return
+  for (const pair of pairs) {
+    if (pair.q1 >= 0 || pair.l1 >= 0) continue
+    if ((wantedQuery & (1 << pair.q0)) !== 0 || (wantedListed & (1 << (pair.l0 - start))) !== 0)
+      pair.contested = 1
+  }
 }
 
 const ARABIC_SCRIPT = SCRIPT_CODES.indexOf('arabic')
@@ -748,7 +771,7 @@ function scoreName(
       } else if (ROLE_CODES[roleCode] === part.role && part.text === fuzzy.tokens[token]) sim = 1
       if (sim === 0) continue
       if (checkSegments && part.segment !== fuzzy.partSegment[p]) sim *= CROSS_SEGMENT_FACTOR
-      pairs.push({ q0: q, q1: -1, l0: p, l1: -1, sim, method })
+      pairs.push({ q0: q, q1: -1, l0: p, l1: -1, sim, method, contested: 0 })
     }
   }
   for (const match of joined) {
@@ -763,6 +786,7 @@ function scoreName(
         l1: -1,
         sim: match.sim * factor,
         method: 'joined',
+        contested: 0,
       })
     }
   }
@@ -780,9 +804,11 @@ function scoreName(
         l1: p + last,
         sim: SPLIT_SIMILARITY * factor,
         method: 'split',
+        contested: 0,
       })
     }
   }
+  markContested(pairs, start)
   pairs.sort(byPairOrder)
 
   // Greedy one-to-one assignment, best pair first; bit masks of used parts (names are short).
