@@ -256,6 +256,17 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(analyseName('Sayyid AL-DAJANI').parts[0]!.role).toBe('name')
   })
 
+  it('pairs a listed title with a query word that misspells it', () => {
+    // A UN alias: "Mulleh" is not recognised as the title Mullah, so it must pair with it.
+    const mullah = buildSanctionsIndexFromEntries([entry('m1', 'NOORZAI, Mullah Ahmed Shah')])
+    const match = screenNameFuzzy(mullah, 'Mulleh Ahmed Shah Noorzai').matches[0]!
+    expect(match.entry_id).toBe('m1')
+    expect(match.score_breakdown.parts).toContainEqual(
+      expect.objectContaining({ query: 'mulleh', listed: 'mullah' }),
+    )
+    expect(match.score_breakdown.ignored_parts).toEqual([])
+  })
+
   it('reads a final ta marbuta as the feminine ending, a final heh after one consonant as h', () => {
     expect(abjadSkeletons('عزة')).toEqual(['d']) // "Azza"
     expect(abjadSkeletons('طه')).toEqual(['th']) // "Taha"

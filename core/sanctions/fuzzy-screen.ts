@@ -179,6 +179,7 @@ const SKELETON_FACTOR = 0.95
 const CANDIDATE_CAP = 4000
 
 const PARTICLE = ROLE_CODES.indexOf('particle')
+const HONORIFIC = ROLE_CODES.indexOf('honorific')
 /** Parts of a name that can be aligned (bit masks of 31 bits); longer names keep the rest unmatched. */
 const MAX_PARTS = 30
 const IGNORED_ROLES = new Set<NamePartRole>(['honorific', 'legal_form'])
@@ -751,12 +752,14 @@ function scoreName(
     if (IGNORED_ROLES.has(part.role)) continue
     for (let p = start; p < end && p - start < MAX_PARTS; p++) {
       const roleCode = fuzzy.partRole[p]!
-      if (IGNORED_ROLE_CODES[roleCode] === 1) continue
+      // A listed title pairs with a query word that spells it with a typo ("Ssyed" / "Sayed"),
+      // which the query's analysis could not take for the title.
+      if (IGNORED_ROLE_CODES[roleCode] === 1 && !(roleCode === HONORIFIC && part.role === 'name')) continue
       const token = fuzzy.partToken[p]!
       let sim = 0
       let method: PartMethod = 'exact'
       if (part.role === 'name') {
-        if (roleCode === NAME_ROLE) {
+        if (roleCode === NAME_ROLE || roleCode === HONORIFIC) {
           const result = part.matches.get(token)
           if (result) {
             sim = result.sim
@@ -861,7 +864,7 @@ function scoreName(
   let listedRest = 0
   for (let p = start; p < end; p++) {
     if (IGNORED_ROLE_CODES[fuzzy.partRole[p]!] === 1) {
-      ignoredListed.push(p)
+      if (p - start >= MAX_PARTS || (usedListed & (1 << (p - start))) === 0) ignoredListed.push(p)
       continue
     }
     if (p - start < MAX_PARTS && (usedListed & (1 << (p - start))) !== 0) continue
@@ -935,7 +938,7 @@ function scoreBound(
   let listedRest = 0
   for (let p = start; p < end; p++) {
     const role = ROLE_CODES[fuzzy.partRole[p]!]!
-    if (role !== 'name') continue
+    if (role !== 'name' && role !== 'honorific') continue
     const token = fuzzy.partToken[p]!
     let matched = false
     for (let q = 0; q < query.length; q++) {
@@ -947,7 +950,7 @@ function scoreBound(
         if (result.sim > best[q]!) best[q] = result.sim
       }
     }
-    if (!matched) listedRest += fuzzy.tokenWeight[token]!
+    if (!matched && role === 'name') listedRest += fuzzy.tokenWeight[token]!
   }
   let weighted = 0
   let total = 0
