@@ -457,8 +457,10 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     ) {
       role = 'legal_form'
     } else if (i > 0 && i < raw.length - 1 && PARTICLES.has(text)) role = 'particle'
-    else if (ARTICLES.has(text) && i < raw.length - 1) role = 'article'
-    else if (STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
+    // Latin articles and connecting words: an Arabic-script word that folds to one is a name
+    // (على, the given name Ali written with alef maksura, folds to "la").
+    else if (!isAbjad(script) && ARTICLES.has(text) && i < raw.length - 1) role = 'article'
+    else if (!isAbjad(script) && STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
     if (role !== 'honorific') leading = false
     if (role === 'particle') segment++
     parts.push({ text, role, segment, script, skeleton: skeletons[0] ?? '', skeletons })

@@ -410,10 +410,11 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
       entry('f2', 'دودين, موسى محمد سالم'),
     ])
     const match = (name: string) => screenNameFuzzy(khadur, name, { threshold: 0.3 }).matches[0]!
-    // محمد lies between the matched given and family names: the query's extra word costs 0.2.
+    // محمد lies between the matched given and family names, and so does the query's extra word
+    // Ahmad: each is the nasab of its own name and costs 0.1.
     const found = match('Tawfiq Ahmad Khadur')
     expect(found.score_breakdown.unmatched_listed_parts).toEqual(['mhmd'])
-    expect(found.match_score).toBe(0.831)
+    expect(found.match_score).toBe(0.869)
     // The family name left out: the listed name is not wholly matched, the extra word costs in full.
     expect(match('Tawfiq Ahmad Mohammad').match_score).toBe(0.6)
   })
@@ -425,10 +426,45 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
       entry('k2', 'دودين, موسى محمد سالم'),
     ])
     const score = (name: string) => screenNameFuzzy(kayali, name, { threshold: 0.3 }).matches[0]!.match_score
-    // 0.95 x 2 / (2 + 0.2 x 2): two extra words at 0.2 each.
-    expect(score('Taher Abdel Karim Kayali')).toBe(0.792)
+    // 0.95 x 2 / (2 + 0.2 x 2): two extra words after the listed name at 0.2 each.
+    expect(score('Taher Kayali Abdel Karim')).toBe(0.792)
     // Out of order, the extra words cost 0.35 each: 0.95 x 2 / (2 + 0.35 x 2).
     expect(score('Kayali Abdel Karim Taher')).toBe(0.704)
+  })
+
+  it("lets the query's own nasab, between its matched words, cost what the listed nasab costs", () => {
+    // Real list names (OFAC SDN) and Latin names the list gives for the same persons: the
+    // father's names stand between the given name and the family name.
+    const nasab = buildSanctionsIndexFromEntries([
+      entry('n1', 'كيالي, طاهر'),
+      entry('n2', 'حمشو, عمرو'),
+      entry('n3', 'الدوله, محمد'),
+    ])
+    const score = (name: string) => screenNameFuzzy(nasab, name, { threshold: 0.3 }).matches[0]!.match_score
+    // 0.95 x 2 / (2 + 0.1 x 2).
+    expect(score('Taher Abdel Karim Kayali')).toBe(0.864)
+    // A one-consonant pair (Amre / عمرو, 0.85) is close enough for it.
+    expect(screenNameFuzzy(nasab, 'Amre Mohamad Hamcho').matches.map((m) => m.entry_id)).toEqual(['n2'])
+    expect(
+      screenNameFuzzy(nasab, 'Mohammed Yahya Ahmed Saleh Aldawla').matches.map((m) => m.entry_id),
+    ).toEqual(['n3'])
+    // Another given name in front is another person, whatever stands between.
+    expect(screenNameFuzzy(nasab, 'Ahmad Taher Abdel Karim Kayali').matches).toEqual([])
+  })
+
+  it('reads an Arabic-script word that folds to a Latin connecting word as a name', () => {
+    // على (Ali, with alef maksura) folds to "la"; it is the listed given name (OFAC SDN).
+    expect(analyseName('ضعون, على محمد', 'person').parts.map((part) => part.role)).toEqual([
+      'name',
+      'name',
+      'name',
+    ])
+    expect(analyseName('Maria de la Cruz').parts.map((part) => part.role)).toEqual([
+      'name',
+      'stopword',
+      'stopword',
+      'name',
+    ])
   })
 
   it('does not do so for organisations, nor for a patronymic the list does not give', () => {

@@ -156,6 +156,8 @@ const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|iv
 const NASAB_FACTOR = 0.1
 /** A pair this close or closer is more than a few consonants in common (closeAndInOrder). */
 const CLOSE_PAIR_SIMILARITY = 0.9
+/** The same for the query's nasab (betweenFactor in scoreName): a short word's skeleton pair too. */
+const QUERY_NASAB_PAIR = 0.85
 const PART_FLOOR = 0.8
 const WEAK_ALIAS_FACTOR = 0.9
 const CROSS_SEGMENT_FACTOR = 0.5
@@ -711,11 +713,11 @@ function nasabFactor(fuzzy: FuzzyIndex, chosen: readonly Pair[], start: number, 
  * True when every aligned name word agrees closely (0.9 or more: one or two consonants alone,
  * "Za" / عوض, say too little) and the pairs keep the order of both names.
  */
-function closeAndInOrder(fuzzy: FuzzyIndex, chosen: readonly Pair[]): boolean {
+function closeAndInOrder(fuzzy: FuzzyIndex, chosen: readonly Pair[], floor = CLOSE_PAIR_SIMILARITY): boolean {
   const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
   for (let i = 0; i < ordered.length; i++) {
     const pair = ordered[i]!
-    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < CLOSE_PAIR_SIMILARITY) return false
+    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < floor) return false
     if (i > 0 && pair.l0 <= Math.max(ordered[i - 1]!.l0, ordered[i - 1]!.l1)) return false
   }
   return true
@@ -847,8 +849,15 @@ function scoreName(
   const unmatchedQuery: number[] = []
   let queryRest = 0
   let queryDetail = 0
+  let queryBetween = 0
   let queryNames = 0
   let queryNamesLeft = 0
+  let firstQuery = query.length
+  let lastQuery = -1
+  for (const pair of chosen) {
+    firstQuery = Math.min(firstQuery, pair.q0)
+    lastQuery = Math.max(lastQuery, pair.q0, pair.q1)
+  }
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (IGNORED_ROLES.has(part.role)) continue
@@ -857,6 +866,7 @@ function scoreName(
     unmatchedQuery.push(q)
     if (part.role === 'name') queryNamesLeft++
     if (part.patronymic) queryRest += part.weight
+    else if (q > firstQuery && q < lastQuery) queryBetween += part.weight
     else queryDetail += part.weight
   }
   const unmatchedListed: number[] = []
@@ -907,7 +917,18 @@ function scoreName(
     person && queryNamesLeft === 0 && fuzzy.nameScript[name] === ARABIC_SCRIPT && alignedNames >= 2
       ? nasabFactor(fuzzy, chosen, start, end)
       : UNMATCHED_LISTED_FACTOR
-  const denominator = aligned + queryRest + queryFactor * queryDetail + listedFactor * listedRest
+  // The query's own nasab: words between its matched ones, when the listed name is an
+  // Arabic-script person's that the query's given name opens and whose words it all matches
+  // in order ("Amre Mohamad Hamcho" / حمشو, عمرو: Mohamad is Amre's father). They say more about
+  // the same person, so they cost what the listed nasab left out costs (nasabFactor).
+  const betweenFactor =
+    queryFactor < 1 &&
+    fuzzy.nameScript[name] === ARABIC_SCRIPT &&
+    closeAndInOrder(fuzzy, chosen, QUERY_NASAB_PAIR)
+      ? NASAB_FACTOR
+      : queryFactor
+  const denominator =
+    aligned + queryRest + queryFactor * queryDetail + betweenFactor * queryBetween + listedFactor * listedRest
   if (denominator <= 0) return null
   let score = weighted / denominator
   // One distinctive word on each side ("Russel Inc" / "Russul OOO"): one letter is the name.
@@ -957,7 +978,7 @@ function scoreBound(
   // Unmatched query words may cost CLOSE_QUERY_DETAIL_FACTOR at least only when every listed
   // word is matched, or the name is in Arabic script (whose nasab may be left out).
   const arabic = fuzzy.nameScript[name] === ARABIC_SCRIPT
-  const unmatchedCost = listedRest === 0 || arabic ? CLOSE_QUERY_DETAIL_FACTOR : 1
+  const unmatchedCost = arabic ? NASAB_FACTOR : listedRest === 0 ? CLOSE_QUERY_DETAIL_FACTOR : 1
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
