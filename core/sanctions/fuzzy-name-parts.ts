@@ -540,6 +540,7 @@ export function consonantSkeleton(text: string): string {
  * - dh: ذ ض ظ, or د + ه ("Dehghan" is not one, but "Adham" / أدهم is);
  * - zh: ژ ("Nezhad" / نژاد, also spelled "Nejad"), or ز + ه;
  * - c: ک, or چ (Turkish ç);
+ * - k: ک ق, or خ, which Turkish and some Persian spellings write k ("Abdulkaliq" / عبد الخالق);
  * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران);
  * - v: و in Persian spellings, or ف in Arabic spellings of European names ("David" / ديفيد).
  */
@@ -558,6 +559,7 @@ const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['oo', ['w']],
   ['ee', ['y']],
   ['c', ['k', 'c']],
+  ['k', ['k', 'x']],
   ['g', ['k', 'j']],
   ['q', ['k']],
   ['z', ['d']],

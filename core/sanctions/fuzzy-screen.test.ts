@@ -186,6 +186,13 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
 
+  it('reads a Latin k also as خ', () => {
+    expect(consonantSkeletons('kaliq')).toEqual(['klk', 'xlk'])
+    // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
+    const banai = buildSanctionsIndexFromEntries([entry('b1', 'البناى, سليمان عبد الخالق رضا حسن')])
+    expect(screenNameFuzzy(banai, 'Sulaiman Abdulkaliq Al Banai').matches[0]?.entry_id).toBe('b1')
+  })
+
   it('splits one long Latin word into three Arabic-script words, in their order', () => {
     // Real list names (OFAC SDN) and the Latin names the list gives for the same persons.
     const compounds = buildSanctionsIndexFromEntries([
