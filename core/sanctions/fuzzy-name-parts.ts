@@ -61,9 +61,8 @@ export interface AnalysedName {
 /**
  * Person-name prefixes: rigour's PERSON_NAME_PREFIXES (OpenSanctions, MIT) that are one word,
  * plus the religious titles the UN and OFAC lists write in front of names (mullah, maulvi,
- * haji, qari; seyed / sayyid, the title of the Prophet's descendants, which Persian and Iraqi
- * names carry in front of the given name and Latin spellings keep or leave out at will). Only
- * dropped at the start of a name that keeps two or more parts.
+ * haji, qari; and SEYED_TITLES). Only dropped at the start of a name that keeps two or more
+ * parts.
  */
 const HONORIFICS = new Set([
   'admiral',
@@ -114,14 +113,8 @@ const HONORIFICS = new Set([
   'professor',
   'qari',
   'reverend',
-  'sayed',
-  'sayyed',
-  'sayyid',
   'senor',
   'senora',
-  'seyed',
-  'seyyed',
-  'seyyid',
   'shaikh',
   'sheik',
   'sheikh',
@@ -365,10 +358,18 @@ const SCRIPT_TESTS: ReadonlyArray<readonly [NameScript, RegExp]> = [
   ['georgian', /\p{Script=Georgian}/u],
 ]
 /**
- * سيد / سید (Seyed, Sayyid), as written: the one Arabic-script title in front of listed names.
- * Compared as written, since سعيد (Saeed) folds to the same Latin letters.
+ * Seyed / Sayyid, the title of the Prophet's descendants, which Persian and Iraqi names carry in
+ * front of the given name and Latin spellings keep or leave out at will; and سيد / سید, as
+ * written (سعيد, Saeed, folds to the same Latin letters), the one Arabic-script title in front
+ * of listed names. It is also a given name ("Sayyid al-Dajani"), so it is a title only with two
+ * words after it, articles aside (wordsAfter).
  */
+const SEYED_TITLES = new Set(['sayed', 'sayyed', 'sayyid', 'seyed', 'seyyed', 'seyyid'])
 const ABJAD_HONORIFICS = new Set(['سيد', 'سید'])
+
+function isSeyed(text: string, script: NameScript, written: string): boolean {
+  return isAbjad(script) ? ABJAD_HONORIFICS.has(written.normalize('NFKC')) : SEYED_TITLES.has(text)
+}
 
 /** Parts after the i-th that are not articles ("Sayyid al-Dajani" keeps one name word after the title). */
 function wordsAfter(raw: ReadonlyArray<{ text: string }>, i: number): number {
@@ -444,10 +445,9 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
       kind !== 'organization' &&
       // Latin titles, so not a folded Arabic-script word that spells one (عامر, the given name
       // Amer, folds to "mr"); of the Arabic-script ones only سيد (Seyed) as written.
-      (isAbjad(script)
-        ? ABJAD_HONORIFICS.has(written.normalize('NFKC'))
-        : HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
-      wordsAfter(raw, i) >= 2
+      (isSeyed(text, script, written)
+        ? wordsAfter(raw, i) >= 2
+        : !isAbjad(script) && (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) && raw.length - i > 2)
     ) {
       role = 'honorific'
     } else if (

@@ -259,8 +259,10 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     ])
     // سعيد (Saeed) folds to the same Latin letters and is a given name.
     expect(analyseName('سعيد صالح عبدربه').parts[0]!.role).toBe('name')
-    // A title needs two words after it, articles aside.
+    // Sayyid is also a given name: a title only with two words after it, articles aside; other
+    // titles keep their rule (two parts after them).
     expect(analyseName('Sayyid AL-DAJANI').parts[0]!.role).toBe('name')
+    expect(analyseName('Dr AL-DAJANI').parts[0]!.role).toBe('honorific')
   })
 
   it('pairs a listed title with a query word that misspells it', () => {
