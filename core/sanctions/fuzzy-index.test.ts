@@ -53,6 +53,15 @@ describe('one-edit candidates (symmetric delete)', () => {
     expect(readings('l')).toContain('wly') // and read as a vowel
   })
 
+  it('keeps the readings of every Arabic-script word that folds to the same Latin letters', () => {
+    // ذر (the given name Zer, OFAC SDN) and دهر both fold to "dhr"; the first one indexed must
+    // not hide the other's skeleton.
+    const both = buildFuzzyIndex([person('7', 'دهر, علی'), person('8', 'أحمد, أبو ذر')])
+    const id = both.tokenIds.get('dhr')!
+    expect(both.tokenSkeleton.get(id)).toEqual(expect.arrayContaining(['dhr', 'dr']))
+    expect((both.bySkeleton.get('dr') ?? []).map((t) => both.tokens[t])).toContain('dhr')
+  })
+
   it('one deletion of every letter, each once', () => {
     expect(oneDeletions('anna').sort()).toEqual(['ana', 'ann', 'nna'])
   })

@@ -199,9 +199,14 @@ export function buildFuzzyIndex(entries: readonly SanctionsEntry[]): FuzzyIndex 
       tokenIds.set(text, id)
       abjad.push(0)
     }
-    if (skeletons.length > 0 && !tokenSkeleton.has(id)) {
+    if (skeletons.length > 0) {
       abjad[id] = 1
-      tokenSkeleton.set(id, skeletons)
+      // Two Arabic-script words may fold to the same Latin letters (ذر and دهر are both
+      // "dhr"): the token keeps the readings of both, so neither spelling is lost.
+      const known = tokenSkeleton.get(id)
+      if (known === undefined) tokenSkeleton.set(id, skeletons)
+      else if (skeletons.some((skeleton) => !known.includes(skeleton)))
+        tokenSkeleton.set(id, [...new Set([...known, ...skeletons])])
     }
     return id
   }

@@ -61,7 +61,8 @@ export interface AnalysedName {
 /**
  * Person-name prefixes: rigour's PERSON_NAME_PREFIXES (OpenSanctions, MIT) that are one word,
  * plus the religious titles the UN and OFAC lists write in front of names (mullah, maulvi,
- * haji, qari). Only dropped at the start of a name that keeps two or more parts.
+ * haji, qari; and SEYED_TITLES). Only dropped at the start of a name that keeps two or more
+ * parts.
  */
 const HONORIFICS = new Set([
   'admiral',
@@ -356,6 +357,27 @@ const SCRIPT_TESTS: ReadonlyArray<readonly [NameScript, RegExp]> = [
   ['armenian', /\p{Script=Armenian}/u],
   ['georgian', /\p{Script=Georgian}/u],
 ]
+/**
+ * Seyed / Sayyid, the title of the Prophet's descendants, which Persian and Iraqi names carry in
+ * front of the given name and Latin spellings keep or leave out at will; and سيد / سید, as
+ * written (سعيد, Saeed, folds to the same Latin letters), the one Arabic-script title in front
+ * of listed names. It is also a given name ("Sayyid al-Dajani"), so it is a title only with two
+ * words after it, articles aside (wordsAfter).
+ */
+const SEYED_TITLES = new Set(['sayed', 'sayyed', 'sayyid', 'seyed', 'seyyed', 'seyyid'])
+const ABJAD_HONORIFICS = new Set(['سيد', 'سید'])
+
+function isSeyed(text: string, script: NameScript, written: string): boolean {
+  return isAbjad(script) ? ABJAD_HONORIFICS.has(written.normalize('NFKC')) : SEYED_TITLES.has(text)
+}
+
+/** Parts after the i-th that are not articles ("Sayyid al-Dajani" keeps one name word after the title). */
+function wordsAfter(raw: ReadonlyArray<{ text: string }>, i: number): number {
+  let words = 0
+  for (let j = i + 1; j < raw.length; j++) if (!ARTICLES.has(raw[j]!.text)) words++
+  return words
+}
+
 const ASCII_WORD = /^[a-z0-9]+$/
 const NOT_ALPHANUMERIC = /[^a-z0-9]+/g
 const SYLLABLE_START = /(?=[A-Z])/
@@ -394,7 +416,7 @@ export function isAbjad(script: NameScript): boolean {
  * (persons) or legal forms (organisations) are recognised; `any` recognises both.
  */
 export function analyseName(name: string, kind: 'person' | 'organization' | 'any' = 'any'): AnalysedName {
-  const raw: Array<{ text: string; script: NameScript; skeletons: readonly string[] }> = []
+  const raw: Array<{ text: string; script: NameScript; skeletons: readonly string[]; written: string }> = []
   let nonLatin: NameScript | null = null
   for (const token of nameTokens(inWrittenOrder(name, kind))) {
     const script = scriptOf(token)
@@ -402,12 +424,12 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     if (script === 'han' || script === 'hangul') {
       for (const syllable of anyAscii(token).split(SYLLABLE_START)) {
         const folded = syllable.toLowerCase().replace(NOT_ALPHANUMERIC, '')
-        if (folded) raw.push({ text: folded, script, skeletons: [] })
+        if (folded) raw.push({ text: folded, script, skeletons: [], written: token })
       }
     } else {
       const folded = foldNamePart(token)
       const skeletons = isAbjad(script) ? abjadSkeletons(token) : []
-      if (folded) raw.push({ text: folded, script, skeletons })
+      if (folded) raw.push({ text: folded, script, skeletons, written: token })
     }
   }
   const parts: NamePart[] = []
@@ -416,16 +438,16 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
   const legalWords =
     kind === 'person' || raw.length < 2 ? new Set<number>() : legalPhraseWords(raw.map((part) => part.text))
   for (let i = 0; i < raw.length; i++) {
-    const { text, script, skeletons } = raw[i]!
+    const { text, script, skeletons, written } = raw[i]!
     let role: NamePartRole = 'name'
     if (
       leading &&
       kind !== 'organization' &&
       // Latin titles, so not a folded Arabic-script word that spells one (عامر, the given name
-      // Amer, folds to "mr").
-      !isAbjad(script) &&
-      (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) &&
-      raw.length - i > 2
+      // Amer, folds to "mr"); of the Arabic-script ones only سيد (Seyed) as written.
+      (isSeyed(text, script, written)
+        ? wordsAfter(raw, i) >= 2
+        : !isAbjad(script) && (HONORIFICS.has(text) || closeTo(text, LONG_HONORIFICS)) && raw.length - i > 2)
     ) {
       role = 'honorific'
     } else if (
@@ -435,8 +457,10 @@ export function analyseName(name: string, kind: 'person' | 'organization' | 'any
     ) {
       role = 'legal_form'
     } else if (i > 0 && i < raw.length - 1 && PARTICLES.has(text)) role = 'particle'
-    else if (ARTICLES.has(text) && i < raw.length - 1) role = 'article'
-    else if (STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
+    // Latin articles and connecting words: an Arabic-script word that folds to one is a name
+    // (على, the given name Ali written with alef maksura, folds to "la").
+    else if (!isAbjad(script) && ARTICLES.has(text) && i < raw.length - 1) role = 'article'
+    else if (!isAbjad(script) && STOPWORDS.has(text) && raw.length > 1) role = 'stopword'
     if (role !== 'honorific') leading = false
     if (role === 'particle') segment++
     parts.push({ text, role, segment, script, skeleton: skeletons[0] ?? '', skeletons })
@@ -516,6 +540,7 @@ export function consonantSkeleton(text: string): string {
  * - dh: ذ ض ظ, or د + ه ("Dehghan" is not one, but "Adham" / أدهم is);
  * - zh: ژ ("Nezhad" / نژاد, also spelled "Nejad"), or ز + ه;
  * - c: ک, or چ (Turkish ç);
+ * - k: ک ق, or خ, which Turkish and some Persian spellings write k ("Abdulkaliq" / عبد الخالق);
  * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران);
  * - v: و in Persian spellings, or ف in Arabic spellings of European names ("David" / ديفيد).
  */
@@ -534,6 +559,7 @@ const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['oo', ['w']],
   ['ee', ['y']],
   ['c', ['k', 'c']],
+  ['k', ['k', 'x']],
   ['g', ['k', 'j']],
   ['q', ['k']],
   ['z', ['d']],
@@ -610,6 +636,7 @@ const ABJAD_LETTER_CLASSES: Readonly<Record<string, string>> = {
 }
 /** Letters that may end a word as a vowel (ta marbuta, final heh): "Fatima" / فاطمة, "Nehme" / نعمة. */
 const FINAL_VOWEL_LETTERS = new Set(['ة', 'ه', 'ۀ'])
+const TA_MARBUTA = 'ة'
 const INITIAL_GLIDES: Readonly<Record<string, string>> = { و: 'W', ی: 'Y', ي: 'Y', ى: 'Y' }
 const ARABIC_LETTER = /\p{L}/u
 
@@ -624,7 +651,9 @@ function abjadReadings(letters: readonly string[]): string[] {
   const last = letters.length - 1
   if (letters.length > 2 && FINAL_VOWEL_LETTERS.has(letters[last]!)) {
     const without = consonantsOf(classes.slice(0, last).join(''))
-    if (without.length >= 2) classes[last] = ''
+    // ة is always the feminine ending, never a spoken h ("Azza" / عزة); a final ه is, when it
+    // would leave one consonant alone ("Taha" / طه).
+    if (without.length >= 2 || (letters[last] === TA_MARBUTA && without.length === 1)) classes[last] = ''
   }
   const readings = [consonantsOf(classes.join(''))]
   const glide = INITIAL_GLIDES[letters[0]!]
@@ -648,7 +677,22 @@ export function abjadSkeletons(word: string): string[] {
   if (letters.length > 3 && letters[0] === 'ا' && letters[1] === 'ل')
     skeletons.push(...abjadReadings(letters.slice(2)))
   else if (skeletons[0]!.length >= 3 && skeletons[0]!.startsWith('l')) skeletons.push(skeletons[0]!.slice(1))
+  const inner = innerArticle(letters)
+  if (inner > 0) skeletons.push(...abjadReadings([...letters.slice(0, inner), ...letters.slice(inner + 2)]))
   return [...new Set(skeletons)].filter((skeleton) => skeleton.length > 0)
+}
+
+/**
+ * Where the article ال stands inside a compound written as one word, between two words of three
+ * letters or more (ابوالقاسم Abu al-Qasim, عبدالرحمن Abd al-Rahman, ناصرالدين Nasir al-Din); -1
+ * when it does not. Latin spellings often leave it out or write it as the doubled letter it is
+ * said as ("Abughasem", "Abdurrahman", "Nasruddin"), so such a word is also read without it.
+ */
+function innerArticle(letters: readonly string[]): number {
+  for (let i = 3; i + 2 + 3 <= letters.length; i++) {
+    if (letters[i] === 'ا' && letters[i + 1] === 'ل') return i
+  }
+  return -1
 }
 
 /** The first of abjadSkeletons: waw and yeh read as vowels, the article kept. */

@@ -186,6 +186,101 @@ describe('screenNameFuzzy: Latin spellings of names listed in Arabic script only
     expect(found('Aliakbar POURJAMSHIDIAN')).toContain('p10:name_transliterated')
   })
 
+  it('reads a Latin k also as خ', () => {
+    expect(consonantSkeletons('kaliq')).toEqual(['klk', 'xlk'])
+    // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
+    const banai = buildSanctionsIndexFromEntries([entry('b1', 'البناى, سليمان عبد الخالق رضا حسن')])
+    expect(screenNameFuzzy(banai, 'Sulaiman Abdulkaliq Al Banai').matches[0]?.entry_id).toBe('b1')
+  })
+
+  it('splits one long Latin word into three Arabic-script words, in their order', () => {
+    // Real list names (OFAC SDN) and the Latin names the list gives for the same persons.
+    const compounds = buildSanctionsIndexFromEntries([
+      entry('c1', 'عابدینی نجف آبادی, محمد'),
+      entry('c2', 'فتاحی نوجو کامبری, علیرضا'),
+      entry('c3', 'نجف عابدینی آبادی, محمد'),
+    ])
+    const match = screenNameFuzzy(compounds, 'Mohammad Abedininajafabadi').matches[0]!
+    expect(match.entry_id).toBe('c1')
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'abedininajafabadi',
+      listed: 'bdyny njf abdy',
+      similarity: 0.95,
+      method: 'split',
+    })
+    expect(screenNameFuzzy(compounds, 'Alireza Fatahinojokambari').matches[0]?.entry_id).toBe('c2')
+    // The same three words in another order are not that word.
+    expect(screenNameFuzzy(compounds, 'Mohammad Abedininajafabadi').matches.map((m) => m.entry_id)).toEqual([
+      'c1',
+    ])
+  })
+
+  it('on a tie, pairs a word where it leaves a wider pair free', () => {
+    // Real list name (UN) and the Latin name the list gives for the same person: "Allah" could
+    // take either الله; taking the first would leave "Hamdullah" (حمد الله) nothing to pair with.
+    const hamdullah = buildSanctionsIndexFromEntries([entry('a1', 'حمد الله الله نور')])
+    const match = screenNameFuzzy(hamdullah, 'HAMDULLAH ALLAH NOOR').matches[0]!
+    expect(match.entry_id).toBe('a1')
+    expect(match.score_breakdown.parts).toContainEqual({
+      query: 'hamdullah',
+      listed: 'hmd llh',
+      similarity: 0.95,
+      method: 'split',
+    })
+    expect(match.score_breakdown.unmatched_listed_parts).toEqual([])
+    // The same with Latin words on both sides (OFAC SDN): "Ali" leaves "Alihasan" its "Ali Hasan".
+    const ajmi = buildSanctionsIndexFromEntries([entry('a2', "AL-'AJMI, 'Ali Hasan 'Ali")])
+    expect(screenNameFuzzy(ajmi, "'Alihasan 'Ali AL-'AJMI").matches[0]?.entry_id).toBe('a2')
+  })
+
+  it('reads a compound also without the article inside it, as Latin spellings often write it', () => {
+    // Real list name (OFAC SDN) and the Latin name the list gives for the same person.
+    expect(abjadSkeletons('ابوالقاسم')).toEqual(['blksm', 'bksm'])
+    expect(abjadSkeletons('عبدالرحمن')).toContain('bdrhmn') // "Abdurrahman"
+    // Not inside a word whose first three letters are not a word of their own (جلالیان, Jalalian).
+    expect(abjadSkeletons('جلالیان')).toEqual(['jlln'])
+    const salevati = buildSanctionsIndexFromEntries([entry('s1', 'صلواتی, ابوالقاسم')])
+    expect(screenNameFuzzy(salevati, 'Abughasem Salevati').matches[0]?.entry_id).toBe('s1')
+  })
+
+  it('reads Seyed in front of a given name as a title, in Latin and Arabic script', () => {
+    // Real list names (OFAC SDN) and the Latin name the list gives for the first.
+    const seyed = buildSanctionsIndexFromEntries([
+      entry('y1', 'پنجکی, یحیی حسینی'),
+      entry('y2', 'حسینی, سید صادق'),
+    ])
+    const match = screenNameFuzzy(seyed, 'Seyed Yahya Hosseiny Panjaki').matches[0]!
+    expect(match.entry_id).toBe('y1')
+    expect(match.score_breakdown.ignored_parts).toEqual(['seyed'])
+    expect(analyseName('سید صادق حسینی').parts.map((part) => part.role)).toEqual([
+      'honorific',
+      'name',
+      'name',
+    ])
+    // سعيد (Saeed) folds to the same Latin letters and is a given name.
+    expect(analyseName('سعيد صالح عبدربه').parts[0]!.role).toBe('name')
+    // Sayyid is also a given name: a title only with two words after it, articles aside; other
+    // titles keep their rule (two parts after them).
+    expect(analyseName('Sayyid AL-DAJANI').parts[0]!.role).toBe('name')
+    expect(analyseName('Dr AL-DAJANI').parts[0]!.role).toBe('honorific')
+  })
+
+  it('pairs a listed title with a query word that misspells it', () => {
+    // A UN alias: "Mulleh" is not recognised as the title Mullah, so it must pair with it.
+    const mullah = buildSanctionsIndexFromEntries([entry('m1', 'NOORZAI, Mullah Ahmed Shah')])
+    const match = screenNameFuzzy(mullah, 'Mulleh Ahmed Shah Noorzai').matches[0]!
+    expect(match.entry_id).toBe('m1')
+    expect(match.score_breakdown.parts).toContainEqual(
+      expect.objectContaining({ query: 'mulleh', listed: 'mullah' }),
+    )
+    expect(match.score_breakdown.ignored_parts).toEqual([])
+  })
+
+  it('reads a final ta marbuta as the feminine ending, a final heh after one consonant as h', () => {
+    expect(abjadSkeletons('عزة')).toEqual(['d']) // "Azza"
+    expect(abjadSkeletons('طه')).toEqual(['th']) // "Taha"
+  })
+
   it('joins three Latin words with the article in the middle against one Arabic word', () => {
     // Real list name (OFAC SDN) and a Latin name the list gives for the same person.
     const hani = buildSanctionsIndexFromEntries([entry('h1', 'اسعد, هاني عبدالمجيد محمد')])
@@ -324,10 +419,11 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
       entry('f2', 'دودين, موسى محمد سالم'),
     ])
     const match = (name: string) => screenNameFuzzy(khadur, name, { threshold: 0.3 }).matches[0]!
-    // محمد lies between the matched given and family names: the query's extra word costs 0.2.
+    // محمد lies between the matched given and family names, and so does the query's extra word
+    // Ahmad: each is the nasab of its own name and costs 0.1.
     const found = match('Tawfiq Ahmad Khadur')
     expect(found.score_breakdown.unmatched_listed_parts).toEqual(['mhmd'])
-    expect(found.match_score).toBe(0.831)
+    expect(found.match_score).toBe(0.869)
     // The family name left out: the listed name is not wholly matched, the extra word costs in full.
     expect(match('Tawfiq Ahmad Mohammad').match_score).toBe(0.6)
   })
@@ -339,10 +435,45 @@ describe('screenNameFuzzy: a query that says more than the listed name', () => {
       entry('k2', 'دودين, موسى محمد سالم'),
     ])
     const score = (name: string) => screenNameFuzzy(kayali, name, { threshold: 0.3 }).matches[0]!.match_score
-    // 0.95 x 2 / (2 + 0.2 x 2): two extra words at 0.2 each.
-    expect(score('Taher Abdel Karim Kayali')).toBe(0.792)
+    // 0.95 x 2 / (2 + 0.2 x 2): two extra words after the listed name at 0.2 each.
+    expect(score('Taher Kayali Abdel Karim')).toBe(0.792)
     // Out of order, the extra words cost 0.35 each: 0.95 x 2 / (2 + 0.35 x 2).
     expect(score('Kayali Abdel Karim Taher')).toBe(0.704)
+  })
+
+  it("lets the query's own nasab, between its matched words, cost what the listed nasab costs", () => {
+    // Real list names (OFAC SDN) and Latin names the list gives for the same persons: the
+    // father's names stand between the given name and the family name.
+    const nasab = buildSanctionsIndexFromEntries([
+      entry('n1', 'كيالي, طاهر'),
+      entry('n2', 'حمشو, عمرو'),
+      entry('n3', 'الدوله, محمد'),
+    ])
+    const score = (name: string) => screenNameFuzzy(nasab, name, { threshold: 0.3 }).matches[0]!.match_score
+    // 0.95 x 2 / (2 + 0.1 x 2).
+    expect(score('Taher Abdel Karim Kayali')).toBe(0.864)
+    // A one-consonant pair (Amre / عمرو, 0.85) is close enough for it.
+    expect(screenNameFuzzy(nasab, 'Amre Mohamad Hamcho').matches.map((m) => m.entry_id)).toEqual(['n2'])
+    expect(
+      screenNameFuzzy(nasab, 'Mohammed Yahya Ahmed Saleh Aldawla').matches.map((m) => m.entry_id),
+    ).toEqual(['n3'])
+    // Another given name in front is another person, whatever stands between.
+    expect(screenNameFuzzy(nasab, 'Ahmad Taher Abdel Karim Kayali').matches).toEqual([])
+  })
+
+  it('reads an Arabic-script word that folds to a Latin connecting word as a name', () => {
+    // على (Ali, with alef maksura) folds to "la"; it is the listed given name (OFAC SDN).
+    expect(analyseName('ضعون, على محمد', 'person').parts.map((part) => part.role)).toEqual([
+      'name',
+      'name',
+      'name',
+    ])
+    expect(analyseName('Maria de la Cruz').parts.map((part) => part.role)).toEqual([
+      'name',
+      'stopword',
+      'stopword',
+      'name',
+    ])
   })
 
   it('does not do so for organisations, nor for a patronymic the list does not give', () => {

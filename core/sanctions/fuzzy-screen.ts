@@ -156,6 +156,8 @@ const SLAVIC_PATRONYMIC = /(?:ovich|evich|ovych|evych|ovitch|evitch|ovna|evna|iv
 const NASAB_FACTOR = 0.1
 /** A pair this close or closer is more than a few consonants in common (closeAndInOrder). */
 const CLOSE_PAIR_SIMILARITY = 0.9
+/** The same for the query's nasab (betweenFactor in scoreName): a short word's skeleton pair too. */
+const QUERY_NASAB_PAIR = 0.85
 const PART_FLOOR = 0.8
 const WEAK_ALIAS_FACTOR = 0.9
 const CROSS_SEGMENT_FACTOR = 0.5
@@ -179,6 +181,7 @@ const SKELETON_FACTOR = 0.95
 const CANDIDATE_CAP = 4000
 
 const PARTICLE = ROLE_CODES.indexOf('particle')
+const HONORIFIC = ROLE_CODES.indexOf('honorific')
 /** Parts of a name that can be aligned (bit masks of 31 bits); longer names keep the rest unmatched. */
 const MAX_PARTS = 30
 const IGNORED_ROLES = new Set<NamePartRole>(['honorific', 'legal_form'])
@@ -497,11 +500,15 @@ interface JoinedMatch {
   sim: number
 }
 
-/** One query part written as two adjacent listed parts ("abubakr" / "abu bakr"). */
+/**
+ * One query part written as two or three adjacent listed parts ("abubakr" / "abu bakr",
+ * "Abedininajafabadi" / عابدینی نجف آبادی): leftId, rightId and, for three, thirdId (else -1).
+ */
 interface SplitMatch {
   queryIndex: number
   leftId: number
   rightId: number
+  thirdId: number
 }
 
 /** Abjad tokens with any of these skeletons (those of `minLength` consonants or more). */
@@ -531,6 +538,32 @@ function splitHalfTokens(fuzzy: FuzzyIndex, half: string, first: boolean): Set<n
     }
   }
   return found
+}
+
+/** Latin letters a word needs before it is tried as three Arabic-script words (three and more each). */
+const THREE_WAY_MIN_LENGTH = 12
+
+/**
+ * One long Latin word against three Arabic-script words: the Persian family names of three
+ * words ("Abedininajafabadi" / عابدینی نجف آبادی, "Fatahinojokambari" / فتاحی نوجو کامبری),
+ * which Latin spellings write as one. Each third keeps two consonants or more (the first as
+ * splitHalfTokens allows), and the three must stand in that order in one listed name.
+ */
+function threeWaySplits(fuzzy: FuzzyIndex, text: string, queryIndex: number, split: SplitMatch[]): void {
+  if (text.length < THREE_WAY_MIN_LENGTH) return
+  for (let cut = 3; cut + 6 <= text.length; cut++) {
+    const left = splitHalfTokens(fuzzy, text.slice(0, cut), true)
+    if (left.size === 0) continue
+    for (let second = cut + 3; second + 3 <= text.length; second++) {
+      const middle = tokensBySkeletons(fuzzy, consonantSkeletons(text.slice(cut, second)), 2)
+      if (middle.size === 0 || left.size * middle.size > SPLIT_READINGS_CAP) continue
+      const right = splitHalfTokens(fuzzy, text.slice(second), false)
+      if (right.size === 0 || left.size * middle.size * right.size > SPLIT_READINGS_CAP) continue
+      for (const leftId of left)
+        for (const rightId of middle)
+          for (const thirdId of right) split.push({ queryIndex, leftId, rightId, thirdId })
+    }
+  }
 }
 
 function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
@@ -585,13 +618,16 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
         if (left.size === 0) continue
         const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
         if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
-        for (const leftId of left) for (const rightId of right) split.push({ queryIndex: i, leftId, rightId })
+        for (const leftId of left)
+          for (const rightId of right) split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
       }
+      threeWaySplits(fuzzy, part.text, i, split)
     }
     for (let cut = 2; cut <= part.text.length - 2; cut++) {
       const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
       const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
-      if (leftId !== undefined && rightId !== undefined) split.push({ queryIndex: i, leftId, rightId })
+      if (leftId !== undefined && rightId !== undefined)
+        split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
     }
   }
   return { joined, split }
@@ -608,6 +644,8 @@ interface Pair {
   l1: number
   sim: number
   method: PartMethod
+  /** 1 for a one-word pair whose words a two- or three-word pair of the same name also wants. */
+  contested: number
 }
 
 interface NameScore {
@@ -623,9 +661,30 @@ const IGNORED_ROLE_CODES = new Uint8Array(ROLE_CODES.map((role) => (IGNORED_ROLE
 const ROLE_WEIGHT_CODES = new Float64Array(ROLE_CODES.map((role) => ROLE_WEIGHT[role]))
 
 function byPairOrder(a: Pair, b: Pair): number {
-  const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? 2 : 1)
-  const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? 2 : 1)
-  return b.sim - a.sim || widthA - widthB || a.l0 - b.l0
+  const widthA = (a.q1 >= 0 ? a.q1 - a.q0 + 1 : 1) + (a.l1 >= 0 ? a.l1 - a.l0 + 1 : 1)
+  const widthB = (b.q1 >= 0 ? b.q1 - b.q0 + 1 : 1) + (b.l1 >= 0 ? b.l1 - b.l0 + 1 : 1)
+  return b.sim - a.sim || widthA - widthB || a.contested - b.contested || a.l0 - b.l0
+}
+
+/**
+ * Marks the one-word pairs that take a word a wider pair (joined or split) also needs, so that on
+ * a tie a one-word pair that leaves the wider one free goes first: in "Hamdullah Allah Noor" /
+ * حمد الله الله نور, "Allah" pairs with the second الله and "Hamdullah" with حمد الله.
+ */
+function markContested(pairs: Pair[], start: number): void {
+  let wantedQuery = 0
+  let wantedListed = 0
+  for (const pair of pairs) {
+    if (pair.q1 < 0 && pair.l1 < 0) continue
+    for (let q = pair.q0; q <= Math.max(pair.q0, pair.q1); q++) wantedQuery |= 1 << q
+    for (let p = pair.l0; p <= Math.max(pair.l0, pair.l1); p++) wantedListed |= 1 << (p - start)
+  }
+  if (wantedQuery === 0) return
+  for (const pair of pairs) {
+    if (pair.q1 >= 0 || pair.l1 >= 0) continue
+    if ((wantedQuery & (1 << pair.q0)) !== 0 || (wantedListed & (1 << (pair.l0 - start))) !== 0)
+      pair.contested = 1
+  }
 }
 
 const ARABIC_SCRIPT = SCRIPT_CODES.indexOf('arabic')
@@ -654,11 +713,11 @@ function nasabFactor(fuzzy: FuzzyIndex, chosen: readonly Pair[], start: number, 
  * True when every aligned name word agrees closely (0.9 or more: one or two consonants alone,
  * "Za" / عوض, say too little) and the pairs keep the order of both names.
  */
-function closeAndInOrder(fuzzy: FuzzyIndex, chosen: readonly Pair[]): boolean {
+function closeAndInOrder(fuzzy: FuzzyIndex, chosen: readonly Pair[], floor = CLOSE_PAIR_SIMILARITY): boolean {
   const ordered = [...chosen].sort((a, b) => a.q0 - b.q0)
   for (let i = 0; i < ordered.length; i++) {
     const pair = ordered[i]!
-    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < CLOSE_PAIR_SIMILARITY) return false
+    if (fuzzy.partRole[pair.l0] === NAME_ROLE && pair.sim < floor) return false
     if (i > 0 && pair.l0 <= Math.max(ordered[i - 1]!.l0, ordered[i - 1]!.l1)) return false
   }
   return true
@@ -695,12 +754,14 @@ function scoreName(
     if (IGNORED_ROLES.has(part.role)) continue
     for (let p = start; p < end && p - start < MAX_PARTS; p++) {
       const roleCode = fuzzy.partRole[p]!
-      if (IGNORED_ROLE_CODES[roleCode] === 1) continue
+      // A listed title pairs with a query word that spells it with a typo ("Ssyed" / "Sayed"),
+      // which the query's analysis could not take for the title.
+      if (IGNORED_ROLE_CODES[roleCode] === 1 && !(roleCode === HONORIFIC && part.role === 'name')) continue
       const token = fuzzy.partToken[p]!
       let sim = 0
       let method: PartMethod = 'exact'
       if (part.role === 'name') {
-        if (roleCode === NAME_ROLE) {
+        if (roleCode === NAME_ROLE || roleCode === HONORIFIC) {
           const result = part.matches.get(token)
           if (result) {
             sim = result.sim
@@ -715,7 +776,7 @@ function scoreName(
       } else if (ROLE_CODES[roleCode] === part.role && part.text === fuzzy.tokens[token]) sim = 1
       if (sim === 0) continue
       if (checkSegments && part.segment !== fuzzy.partSegment[p]) sim *= CROSS_SEGMENT_FACTOR
-      pairs.push({ q0: q, q1: -1, l0: p, l1: -1, sim, method })
+      pairs.push({ q0: q, q1: -1, l0: p, l1: -1, sim, method, contested: 0 })
     }
   }
   for (const match of joined) {
@@ -730,24 +791,29 @@ function scoreName(
         l1: -1,
         sim: match.sim * factor,
         method: 'joined',
+        contested: 0,
       })
     }
   }
   for (const match of split) {
-    for (let p = start; p + 1 < end && p + 1 - start < MAX_PARTS; p++) {
+    const last = match.thirdId >= 0 ? 2 : 1
+    for (let p = start; p + last < end && p + last - start < MAX_PARTS; p++) {
       if (fuzzy.partToken[p] !== match.leftId || fuzzy.partToken[p + 1] !== match.rightId) continue
+      if (last === 2 && fuzzy.partToken[p + 2] !== match.thirdId) continue
       const factor =
         checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
       pairs.push({
         q0: match.queryIndex,
         q1: -1,
         l0: p,
-        l1: p + 1,
+        l1: p + last,
         sim: SPLIT_SIMILARITY * factor,
         method: 'split',
+        contested: 0,
       })
     }
   }
+  markContested(pairs, start)
   pairs.sort(byPairOrder)
 
   // Greedy one-to-one assignment, best pair first; bit masks of used parts (names are short).
@@ -761,27 +827,37 @@ function scoreName(
     if (pair.sim < PART_FLOOR) break
     let queryBits = 1 << pair.q0
     for (let q = pair.q0 + 1; q <= pair.q1; q++) queryBits |= 1 << q
-    const listedBits = (1 << (pair.l0 - start)) | (pair.l1 >= 0 ? 1 << (pair.l1 - start) : 0)
+    let listedBits = 1 << (pair.l0 - start)
+    for (let p = pair.l0 + 1; p <= pair.l1; p++) listedBits |= 1 << (p - start)
     if ((usedQuery & queryBits) !== 0 || (usedListed & listedBits) !== 0) continue
     usedQuery |= queryBits
     usedListed |= listedBits
     chosen.push(pair)
     let queryWeight = query[pair.q0]!.weight
     for (let q = pair.q0 + 1; q <= pair.q1; q++) queryWeight += query[q]!.weight
-    const listed = listedWeight(fuzzy, pair.l0) + (pair.l1 >= 0 ? listedWeight(fuzzy, pair.l1) : 0)
+    let listed = listedWeight(fuzzy, pair.l0)
+    for (let p = pair.l0 + 1; p <= pair.l1; p++) listed += listedWeight(fuzzy, p)
     const weight = Math.max(queryWeight, listed)
     aligned += weight
     weighted += weight * pair.sim
-    if (fuzzy.partRole[pair.l0] === NAME_ROLE || (pair.l1 >= 0 && fuzzy.partRole[pair.l1] === NAME_ROLE)) {
-      alignedNames++
-    }
+    let namePair = false
+    for (let p = pair.l0; p <= Math.max(pair.l0, pair.l1); p++)
+      if (fuzzy.partRole[p] === NAME_ROLE) namePair = true
+    if (namePair) alignedNames++
   }
 
   const unmatchedQuery: number[] = []
   let queryRest = 0
   let queryDetail = 0
+  let queryBetween = 0
   let queryNames = 0
   let queryNamesLeft = 0
+  let firstQuery = query.length
+  let lastQuery = -1
+  for (const pair of chosen) {
+    firstQuery = Math.min(firstQuery, pair.q0)
+    lastQuery = Math.max(lastQuery, pair.q0, pair.q1)
+  }
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (IGNORED_ROLES.has(part.role)) continue
@@ -790,6 +866,7 @@ function scoreName(
     unmatchedQuery.push(q)
     if (part.role === 'name') queryNamesLeft++
     if (part.patronymic) queryRest += part.weight
+    else if (q > firstQuery && q < lastQuery) queryBetween += part.weight
     else queryDetail += part.weight
   }
   const unmatchedListed: number[] = []
@@ -797,7 +874,7 @@ function scoreName(
   let listedRest = 0
   for (let p = start; p < end; p++) {
     if (IGNORED_ROLE_CODES[fuzzy.partRole[p]!] === 1) {
-      ignoredListed.push(p)
+      if (p - start >= MAX_PARTS || (usedListed & (1 << (p - start))) === 0) ignoredListed.push(p)
       continue
     }
     if (p - start < MAX_PARTS && (usedListed & (1 << (p - start))) !== 0) continue
@@ -840,7 +917,18 @@ function scoreName(
     person && queryNamesLeft === 0 && fuzzy.nameScript[name] === ARABIC_SCRIPT && alignedNames >= 2
       ? nasabFactor(fuzzy, chosen, start, end)
       : UNMATCHED_LISTED_FACTOR
-  const denominator = aligned + queryRest + queryFactor * queryDetail + listedFactor * listedRest
+  // The query's own nasab: words between its matched ones, when the listed name is an
+  // Arabic-script person's that the query's given name opens and whose words it all matches
+  // in order ("Amre Mohamad Hamcho" / حمشو, عمرو: Mohamad is Amre's father). They say more about
+  // the same person, so they cost what the listed nasab left out costs (nasabFactor).
+  const betweenFactor =
+    queryFactor < 1 &&
+    fuzzy.nameScript[name] === ARABIC_SCRIPT &&
+    closeAndInOrder(fuzzy, chosen, QUERY_NASAB_PAIR)
+      ? NASAB_FACTOR
+      : queryFactor
+  const denominator =
+    aligned + queryRest + queryFactor * queryDetail + betweenFactor * queryBetween + listedFactor * listedRest
   if (denominator <= 0) return null
   let score = weighted / denominator
   // One distinctive word on each side ("Russel Inc" / "Russul OOO"): one letter is the name.
@@ -871,7 +959,7 @@ function scoreBound(
   let listedRest = 0
   for (let p = start; p < end; p++) {
     const role = ROLE_CODES[fuzzy.partRole[p]!]!
-    if (role !== 'name') continue
+    if (role !== 'name' && role !== 'honorific') continue
     const token = fuzzy.partToken[p]!
     let matched = false
     for (let q = 0; q < query.length; q++) {
@@ -883,14 +971,14 @@ function scoreBound(
         if (result.sim > best[q]!) best[q] = result.sim
       }
     }
-    if (!matched) listedRest += fuzzy.tokenWeight[token]!
+    if (!matched && role === 'name') listedRest += fuzzy.tokenWeight[token]!
   }
   let weighted = 0
   let total = 0
   // Unmatched query words may cost CLOSE_QUERY_DETAIL_FACTOR at least only when every listed
   // word is matched, or the name is in Arabic script (whose nasab may be left out).
   const arabic = fuzzy.nameScript[name] === ARABIC_SCRIPT
-  const unmatchedCost = listedRest === 0 || arabic ? CLOSE_QUERY_DETAIL_FACTOR : 1
+  const unmatchedCost = arabic ? NASAB_FACTOR : listedRest === 0 ? CLOSE_QUERY_DETAIL_FACTOR : 1
   for (let q = 0; q < query.length; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
@@ -947,7 +1035,9 @@ function candidateNames(
     for (const match of split) {
       if (match.queryIndex !== q) continue
       const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
-      tokens.add(postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId)
+      let rarest = postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId
+      if (match.thirdId >= 0 && postings(match.thirdId) < postings(rarest)) rarest = match.thirdId
+      tokens.add(rarest)
     }
     if (tokens.size === 0) continue
     groups++
@@ -1197,6 +1287,11 @@ function toMatch(
   const detail = hit.detail
   const name = nameOf(fuzzy, hit.entryIndex, hit.slot)
   const listedText = (p: number) => fuzzy.tokens[fuzzy.partToken[p]!]!
+  const listedRange = (l0: number, l1: number) => {
+    const texts = [listedText(l0)]
+    for (let p = l0 + 1; p <= l1; p++) texts.push(listedText(p))
+    return texts.join(' ')
+  }
   const listedParts: string[] = []
   if (name >= 0) {
     for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) listedParts.push(listedText(p))
@@ -1217,7 +1312,7 @@ function toMatch(
           .slice(pair.q0, (pair.q1 >= 0 ? pair.q1 : pair.q0) + 1)
           .map((part) => part.text)
           .join(' '),
-        listed: pair.l1 >= 0 ? `${listedText(pair.l0)} ${listedText(pair.l1)}` : listedText(pair.l0),
+        listed: listedRange(pair.l0, pair.l1),
         similarity: round(pair.sim),
         method: pair.method,
       })),

@@ -4,4 +4,4 @@
  * screening answers carry it with the list versions, so an examiner can tell which matching rules
  * produced an answer. Raise it with every change that can change a screen's matches or scores.
  */
-export const MATCHER_VERSION = 'screen-2026.11.2'
+export const MATCHER_VERSION = 'screen-2026.11.3'
