@@ -44,6 +44,7 @@ import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
 import { benchDatabase } from './support/bench-database.ts'
 import { instantFacilitator, signPayments, warmThenMeasure } from './support/paid-load.ts'
+import { startCommand } from './support/start-command.ts'
 import { screenBodies, threeListEnv } from './support/three-lists.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
@@ -187,10 +188,11 @@ async function bareChild(): Promise<void> {
 
 /** A child running this file in `mode`; resolves with its first JSON line and a way to talk to it. */
 async function startChild<T>(mode: string, arg = '{}') {
-  // The service runs with the V8 flags `npm start` gives it (package.json).
-  const flags = mode === '--serve' ? ['--max-semi-space-size=16'] : []
-  const child = spawn(process.execPath, [...flags, ...process.execArgv, self, mode, arg], {
+  // The service runs with the Node flags and environment `npm start` gives it (package.json).
+  const start = mode === '--serve' ? startCommand() : { nodeFlags: [], env: {} }
+  const child = spawn(process.execPath, [...start.nodeFlags, ...process.execArgv, self, mode, arg], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...start.env },
   })
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   const nextLine = async <L>(): Promise<L> => {

@@ -1,7 +1,7 @@
 /**
  * Where the service's memory goes, stage by stage: `npm run bench:memory -- --db pglite|postgres`
  *
- * Runs the service in a child process of its own with the V8 flags `npm start` gives it (plus
+ * Runs the service in a child process of its own with the Node flags and environment `npm start` gives it (plus
  * --expose-gc, so every figure is read after a full collection), twice on the same database: a
  * first start that reads the three full real lists (OFAC SDN Advanced, EU, UN) from files, parses
  * and stores them, then a restart that loads them from the database. At each stage it reads RSS
@@ -24,6 +24,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { writeHeapSnapshot } from 'node:v8'
+import { startCommand } from './support/start-command.ts'
 
 const self = fileURLToPath(import.meta.url)
 const MB = 1024 * 1024
@@ -155,17 +156,18 @@ async function serviceChild(): Promise<void> {
 
 /** Runs one start of the service; resolves with its stages. */
 async function runChild(env: Record<string, string>, databaseUrl: string | undefined) {
+  const start = startCommand()
   const child = spawn(
     process.execPath,
     [
-      '--max-semi-space-size=16',
+      ...start.nodeFlags,
       '--expose-gc',
       ...process.execArgv,
       self,
       '--serve',
       JSON.stringify({ env, databaseUrl }),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...start.env } },
   )
   const stages: (Stage | { stage: string; rss?: number; file?: string })[] = []
   for await (const line of createInterface({ input: child.stdout! })) {
