@@ -12,6 +12,7 @@
  * - database: the database open and migrated (PGlite: its cluster created on a first start);
  * - list <key>: each list stored and indexed (first start) or all loaded (restart);
  * - idle: the fuzzy index built (as the warm-up does 2 s after the last list), after a collection;
+ * - settled: 20 s later with no forced collection (what an idle service keeps);
  * - peak: the highest RSS of the process (VmHWM) while the lists load (the peak is reset once the
  *   database is open; the database stage's own peak is the first figure in its brackets).
  * With MEMORY_HEAP_SNAPSHOT=<folder> the child writes a heap snapshot at idle, and the parent
@@ -27,6 +28,8 @@ import { writeHeapSnapshot } from 'node:v8'
 import { startCommand } from './support/start-command.ts'
 
 const self = fileURLToPath(import.meta.url)
+/** How long the idle service is left alone before the `settled` figures (MEMORY_SETTLE_MS, default 20 s). */
+const SETTLE_MS = Number(process.env.MEMORY_SETTLE_MS ?? 20_000)
 const MB = 1024 * 1024
 const round = (value: number) => Math.round(value * 10) / 10
 
@@ -90,8 +93,8 @@ async function serviceChild(): Promise<void> {
   const spec = JSON.parse(process.argv[3]!) as { env: Record<string, string>; databaseUrl?: string }
   let wasmOf: () => number | null = () => null
   const stages: Stage[] = []
-  const mark = (stage: string) => {
-    collect()
+  const mark = (stage: string, collectFirst = true) => {
+    if (collectFirst) collect()
     const usage = process.memoryUsage()
     const figures: Stage = {
       stage,
@@ -143,6 +146,9 @@ async function serviceChild(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000))
   mark('idle')
   console.log(JSON.stringify({ stage: 'lists peak', rss: peak }))
+  // An idle service as it stays: no forced collection; V8's memory reducer shrinks the heap on its own.
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+  mark('settled', false)
   if (process.env.MEMORY_SMAPS) console.error(largestMappings().join('\n'))
   const snapshotDir = process.env.MEMORY_HEAP_SNAPSHOT
   if (snapshotDir) {
