@@ -137,8 +137,27 @@ const clusterCreator = fileURLToPath(new URL('./create-pglite-cluster.ts', impor
  * holding about 60 MB it never returns, with a peak over 1 GB: in a process that exits, none of
  * that stays with the service.
  */
+/**
+ * This process's Node flags (V8 settings, loaders), without those that would make the child run
+ * something else (an --eval or --print script), wait for a debugger, watch files or run tests.
+ */
+function childExecArgv(): string[] {
+  const kept: string[] = []
+  const args = process.execArgv
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') {
+      i++
+      continue
+    }
+    if (/^--(?:eval|print|inspect|debug|watch|test)(?:[-=]|$)/.test(arg)) continue
+    kept.push(arg)
+  }
+  return kept
+}
+
 async function createClusterApart(dataDir: string): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, clusterCreator, dataDir], {
+  const child = spawn(process.execPath, [...childExecArgv(), clusterCreator, dataDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let stderr = ''
