@@ -19,7 +19,9 @@
  * RATE_LIMITS=off (this measures the paid path, not the limiter: bench/rate-limit.ts does).
  * Memory of that process from /proc: RSS before the database opens, after it opened (the
  * database's share: PGlite's WebAssembly heap and buffers, or a postgres.js pool), the peak
- * during the first load (VmHWM), idle RSS 5 s after the load, and RSS after the load runs.
+ * during the first load (VmHWM), idle RSS once the fuzzy index is built and after a full
+ * collection, and RSS after the load runs. The service child imports only the service (the
+ * payment harness is the parent's), so these are the service's own figures.
  * CPU: the service process's own CPU time (user + system) per request of each measured run, which
  * a machine shared with other work changes far less than requests per second.
  * Money: the key lost exactly (its successful calls x the account price).
@@ -32,19 +34,8 @@ import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { serve } from '@hono/node-server'
-import { Hono } from 'hono'
-import { PRICES } from '../core/payments/pricing.ts'
-import { createDatabase } from '../core/store/database.ts'
-import { createService } from '../server/compose.ts'
-import { fetchChallenge } from '../test/support/chain/official-payer.ts'
-import { localX402Env, startLocalPaymentSetup } from '../test/support/chain/payment-fixtures.ts'
-import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
-import { listen } from '../test/support/serve.ts'
-import { testConfig } from '../test/support/test-config.ts'
-import { benchDatabase } from './support/bench-database.ts'
-import { instantFacilitator, signPayments, warmThenMeasure } from './support/paid-load.ts'
-import { screenBodies, threeListEnv } from './support/three-lists.ts'
+import type { HttpLoadFigures } from '../test/support/http-load.ts'
+import { startCommand } from './support/start-command.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
@@ -97,6 +88,14 @@ async function serviceChild(): Promise<void> {
     databaseUrl?: string
     dataDir: string
   }
+  // Only what the service needs (the benchmark's payment harness stays in the parent), so the
+  // memory figures are the service's own.
+  const [{ createDatabase }, { createService }, { listen }, { testConfig }] = await Promise.all([
+    import('../core/store/database.ts'),
+    import('../server/compose.ts'),
+    import('../test/support/serve.ts'),
+    import('../test/support/test-config.ts'),
+  ])
   const beforeDatabase = memoryMb('VmRSS')
   const heapBeforeDatabase = heapFigures()
   const database = await createDatabase(
@@ -110,7 +109,15 @@ async function serviceChild(): Promise<void> {
   await lists.idle()
   const firstLoadMs = performance.now() - started
   const firstLoadPeak = memoryMb('VmHWM')
-  await new Promise((resolve) => setTimeout(resolve, 5000))
+  // Idle as it stays: the fuzzy index built (the warm-up does it 2 s after the last list), then a
+  // full collection (the child runs with --expose-gc), as bench:memory reads it.
+  // Two collections apart: array buffers (the list file read) are released after the first.
+  lists.screenNameFuzzy('Idle Probe')
+  const gc = (globalThis as { gc?: () => void }).gc
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  gc?.()
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  gc?.()
   const idle = memoryMb('VmRSS')
   const heapIdle = heapFigures()
   const { apiKey, record } = await service.runtime.keys.create({
@@ -175,6 +182,7 @@ async function serviceChild(): Promise<void> {
 
 /** The ceiling: a bare Hono route that parses a JSON body, in a process of its own. */
 async function bareChild(): Promise<void> {
+  const [{ serve }, { Hono }] = await Promise.all([import('@hono/node-server'), import('hono')])
   const app = new Hono().post('/bare', async (c) => {
     const body = (await c.req.json()) as { name?: unknown }
     return c.json({ ok: true, name: body.name })
@@ -187,11 +195,17 @@ async function bareChild(): Promise<void> {
 
 /** A child running this file in `mode`; resolves with its first JSON line and a way to talk to it. */
 async function startChild<T>(mode: string, arg = '{}') {
-  // The service runs with the V8 flags `npm start` gives it (package.json).
-  const flags = mode === '--serve' ? ['--max-semi-space-size=16'] : []
-  const child = spawn(process.execPath, [...flags, ...process.execArgv, self, mode, arg], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
+  // The service runs with the Node flags and environment `npm start` gives it (package.json).
+  const start = mode === '--serve' ? startCommand() : { nodeFlags: [], env: {} }
+  const gcFlag = mode === '--serve' ? ['--expose-gc'] : []
+  const child = spawn(
+    process.execPath,
+    [...start.nodeFlags, ...gcFlag, ...process.execArgv, self, mode, arg],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...start.env },
+    },
+  )
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   const nextLine = async <L>(): Promise<L> => {
     const { value, done } = await lines.next()
@@ -211,6 +225,23 @@ function row(name: string, figures: HttpLoadFigures, ceiling: number, extra = ''
 }
 
 async function main(): Promise<void> {
+  const [
+    { PRICES },
+    { fetchChallenge },
+    { localX402Env, startLocalPaymentSetup },
+    { runHttpLoad },
+    { benchDatabase },
+    { instantFacilitator, signPayments, warmThenMeasure },
+    { screenBodies, threeListEnv },
+  ] = await Promise.all([
+    import('../core/payments/pricing.ts'),
+    import('../test/support/chain/official-payer.ts'),
+    import('../test/support/chain/payment-fixtures.ts'),
+    import('../test/support/http-load.ts'),
+    import('./support/bench-database.ts'),
+    import('./support/paid-load.ts'),
+    import('./support/three-lists.ts'),
+  ])
   const database = await benchDatabase('hot-path-bench-')
   const dbKind = database.kind
   const setup = await startLocalPaymentSetup({ fundedAmount: 1_000_000_000_000n, accountCount: 12 })

@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { OFFLINE_LISTS } from '../test/support/test-config.ts'
+import { startCommand } from './support/start-command.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -31,9 +32,17 @@ function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 async function startOnce(dataDir: string) {
   const port = await freePort()
   const started = performance.now()
-  const child = spawn(process.execPath, ['--max-semi-space-size=16', 'server/main.ts'], {
+  const start = startCommand()
+  const child = spawn(process.execPath, [...start.nodeFlags, 'server/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...OFFLINE_LISTS, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
+    env: {
+      ...process.env,
+      ...start.env,
+      ...OFFLINE_LISTS,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const deadline = started + 60_000

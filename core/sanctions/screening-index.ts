@@ -24,6 +24,7 @@ import {
   screenName,
   screenRegistration,
 } from './sanctions-screen.ts'
+import { shareRepeatedValues } from './shared-values.ts'
 import { LIST_DISPLAY_NAMES, LIST_KEYS, type ListKey, type SanctionsEntry } from './types.ts'
 
 /**
@@ -98,7 +99,10 @@ export interface ScreeningIndexOptions {
 export interface ScreeningIndex {
   /** The version held for a list, with its entries (the base of the next diff). */
   held(key: ListKey): HeldList | undefined
-  /** Holds a new version of a list; screens see it after the next `rebuild()`. */
+  /**
+   * Holds a new version of a list; screens see it after the next `rebuild()`. Its entries keep one
+   * copy of each repeated value (shared-values.ts): the entries are updated in place, no value changes.
+   */
   hold(key: ListKey, list: HeldList): void
   /**
    * Takes a newer row of the version already held (same id: a later `checked_at`, another
@@ -394,6 +398,7 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
   return {
     held: (key) => held.get(key),
     hold(key, list) {
+      shareRepeatedValues(list.entries)
       held.set(key, list)
     },
     updateVersion(version) {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -113,18 +115,72 @@ export async function createDatabase(options: DatabaseOptions = {}): Promise<Dat
  */
 const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=48MB']
 
+/**
+ * Creates a PGlite cluster in `dataDir` and applies the migrations, then closes it. The service
+ * runs this in a process of its own (create-pglite-cluster.ts) on a first start: see openPglite.
+ */
+export async function createPgliteCluster(dataDir: string): Promise<void> {
+  const client = new PGlite({ dataDir, startParams: PGLITE_START_PARAMS })
+  try {
+    await migratePglite(drizzlePglite({ client }), { migrationsFolder })
+  } finally {
+    await client.close()
+  }
+}
+
+const clusterCreator = fileURLToPath(new URL('./create-pglite-cluster.ts', import.meta.url))
+
+/**
+ * Runs createPgliteCluster in a child process (same Node, same flags and environment) and waits
+ * for it. Creating a cluster (initdb, then the migrations) takes PGlite's WebAssembly memory to
+ * about twice what a running database needs, and leaves the allocator of the process that did it
+ * holding about 60 MB it never returns, with a peak over 1 GB: in a process that exits, none of
+ * that stays with the service.
+ */
+/**
+ * This process's Node flags (V8 settings, loaders), without those that would make the child run
+ * something else (an --eval or --print script), wait for a debugger, watch files or run tests.
+ */
+function childExecArgv(): string[] {
+  const kept: string[] = []
+  const args = process.execArgv
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') {
+      i++
+      continue
+    }
+    if (/^--(?:eval|print|inspect|debug|watch|test)(?:[-=]|$)/.test(arg)) continue
+    kept.push(arg)
+  }
+  return kept
+}
+
+async function createClusterApart(dataDir: string): Promise<void> {
+  const child = spawn(process.execPath, [...childExecArgv(), clusterCreator, dataDir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000)
+  })
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null]
+  if (code !== 0) {
+    throw new Error(
+      `creating the database in ${dataDir} failed (${signal ? `signal ${signal}` : `exit code ${code}`}): ${stderr.trim() || 'no output'}`,
+    )
+  }
+}
+
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
   const fresh = dataDir !== undefined && !existsSync(path.join(dataDir, 'PG_VERSION'))
   // A dump only seeds a database that has no cluster yet.
   const template = dataDir === undefined || fresh ? loadDataDir : undefined
-  let client = new PGlite({ dataDir, loadDataDir: template, startParams: PGLITE_START_PARAMS })
+  if (fresh && dataDir && !template) await createClusterApart(dataDir)
+  const client = new PGlite({ dataDir, loadDataDir: template, startParams: PGLITE_START_PARAMS })
+  // Nothing to do on a cluster created above; the pending migrations of an existing one.
   await migratePglite(drizzlePglite({ client }), { migrationsFolder })
-  if (fresh && dataDir && !template) {
-    // Creating the cluster grows PGlite's WebAssembly memory to about twice what a running
-    // database needs, and it never shrinks: reopen once so the process keeps the smaller footprint.
-    await client.close()
-    client = new PGlite({ dataDir, startParams: PGLITE_START_PARAMS })
-  }
   const db = drizzlePglite({ client, schema }) as unknown as Db
   return {
     db,

