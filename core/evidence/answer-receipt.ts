@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import canonicalize from 'canonicalize'
 import { compactVerify, importJWK } from 'jose'
+import { canonicalJson } from '../canonical-json.ts'
 import type { Caller, Quality } from '../context.ts'
 import { formatUsd } from '../money.ts'
 import type { Receipt } from '../payments/charge.ts'
@@ -69,7 +69,7 @@ export interface AnswerReceipt {
 /** The canonical bytes a receipt's signature covers: JCS of every field but `signature`. */
 export function canonicalReceiptBytes(receipt: Record<string, unknown>): Buffer {
   const { signature: _signature, ...content } = receipt
-  const text = canonicalize(content)
+  const text = canonicalJson(content)
   if (text === undefined) throw new Error('receipt cannot be canonicalized')
   return Buffer.from(text, 'utf8')
 }
@@ -90,10 +90,33 @@ function wellFormed(value: unknown): unknown {
   return value
 }
 
+/**
+ * Whether wellFormed would change nothing JCS sees: every string and key well formed, every
+ * object a plain object or array (wellFormed copies any other object's own fields into a plain
+ * one). Answers and inputs nearly always are, and are then canonicalized as they are, uncopied.
+ */
+function alreadyWellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed()
+  if (value === null || typeof value !== 'object') return true
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false
+    for (const item of value) if (!alreadyWellFormed(item)) return false
+    return true
+  }
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return false
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    if (!key.isWellFormed() || !alreadyWellFormed((value as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
 /** Hex SHA-256 of the JCS of a JSON value (`null` for an answer without a body). */
 export function jcsSha256(value: unknown): string {
+  const json = value === undefined ? null : value
   return sha256Hex(
-    Buffer.from(canonicalize(wellFormed(value === undefined ? null : value)) ?? 'null', 'utf8'),
+    Buffer.from(canonicalJson(alreadyWellFormed(json) ? json : wellFormed(json)) ?? 'null', 'utf8'),
   )
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import canonicalize from 'canonicalize'
+import { canonicalJson } from '../canonical-json.ts'
 import { sha256Hex } from '../reports/evidence.ts'
 import { canonicalReceiptBytes } from './answer-receipt.ts'
 
@@ -69,7 +69,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** Hex SHA-256 of the JCS of each chained field's value. */
 function fieldHashes(row: ChainedFields): Record<string, string> {
   const hashes: Record<string, string> = {}
-  for (const field of CHAINED_FIELDS) hashes[field] = sha256(canonicalize(hashedValue(field, row)) ?? 'null')
+  for (const field of CHAINED_FIELDS) hashes[field] = sha256(canonicalJson(hashedValue(field, row)) ?? 'null')
   return hashes
 }
 
@@ -85,7 +85,7 @@ export function sealAuditRow(row: ChainedFields): { hash: string; digests: Recor
   const hashes = fieldHashes(row)
   const digests: Record<string, string> = {}
   for (const field of CHAINED_FIELDS) digests[field] = hashes[field]!.slice(0, 12)
-  return { hash: sha256(canonicalize(hashes) ?? ''), digests }
+  return { hash: sha256(canonicalJson(hashes) ?? ''), digests }
 }
 
 /** A row's hash (sealAuditRow). */

@@ -1,6 +1,6 @@
-import canonicalize from 'canonicalize'
 import { and, asc, eq, gt, gte, inArray, lt, lte, ne, type SQL, sql } from 'drizzle-orm'
 import { compactVerify, importJWK } from 'jose'
+import { canonicalJson } from '../canonical-json.ts'
 import type { Clock } from '../context.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
 import { tokenSortedKey } from '../sanctions/name-normaliser.ts'
@@ -183,7 +183,7 @@ function checkpointBytes(
   detail: unknown,
 ) {
   const { signature: _signature, ...rest } = (detail ?? {}) as Record<string, unknown>
-  const text = canonicalize({
+  const text = canonicalJson({
     chain: row.chain,
     seq: row.seq.toString(),
     prev_hash: row.prev_hash,

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
-import canonicalize from 'canonicalize'
 import { sql } from 'drizzle-orm'
+import { canonicalJson } from '../canonical-json.ts'
 import { type Db, rowsOf } from '../store/database.ts'
 
 /**
@@ -77,7 +77,7 @@ export interface IdempotencyStore {
 
 /** SHA-256 (hex) of the canonical JSON (RFC 8785) of what makes two calls the same request. */
 export function idempotencyRequestHash(operation: string, quality: string, input: unknown): string {
-  const canonical = canonicalize({ operation, quality, input: input ?? null }) ?? ''
+  const canonical = canonicalJson({ operation, quality, input: input ?? null }) ?? ''
   return createHash('sha256').update(canonical).digest('hex')
 }
 

@@ -6,7 +6,6 @@ import {
   KeyObject,
   sign as signBytes,
 } from 'node:crypto'
-import canonicalize from 'canonicalize'
 import {
   CompactSign,
   type CryptoKey,
@@ -19,6 +18,7 @@ import {
   importSPKI,
   type JWK,
 } from 'jose'
+import { canonicalJson } from '../canonical-json.ts'
 
 /** The hash and signature every report carries (spec: evidence.report_hash, hash_algorithm). */
 export interface ReportEvidence {
@@ -49,7 +49,7 @@ const EXPECTED_EVIDENCE = {
 /** The canonical bytes of a report: JCS of everything but `evidence`. */
 export function canonicalReportBytes(report: Record<string, unknown>): Buffer {
   const { evidence: _evidence, ...content } = report
-  const text = canonicalize(content)
+  const text = canonicalJson(content)
   if (text === undefined) throw new Error('report cannot be canonicalized')
   return Buffer.from(text, 'utf8')
 }

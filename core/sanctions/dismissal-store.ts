@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
-import canonicalize from 'canonicalize'
 import { and, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import { z } from 'zod'
+import { canonicalJson } from '../canonical-json.ts'
 import type { Clock } from '../context.ts'
 import { createBatcher } from '../store/batcher.ts'
 import type { Db } from '../store/database.ts'
@@ -158,7 +158,7 @@ function sortedBy<T>(items: readonly T[] | undefined, key: (item: T) => string):
 export function entryFingerprint(entry: SanctionsEntry): string {
   const cached = fingerprints.get(entry)
   if (cached) return cached
-  const canonical = canonicalize({
+  const canonical = canonicalJson({
     list: entry.list,
     entry_id: entry.entry_id,
     entry_type: entry.entry_type,
@@ -170,7 +170,7 @@ export function entryFingerprint(entry: SanctionsEntry): string {
     programmes: sortedBy(entry.programmes, (value) => value),
     countries: sortedBy(entry.countries, (value) => value),
     listed_on: entry.listed_on,
-    identifiers: sortedBy(entry.identifiers, (identifier) => canonicalize(identifier) ?? ''),
+    identifiers: sortedBy(entry.identifiers, (identifier) => canonicalJson(identifier) ?? ''),
     birth_dates: sortedBy(entry.birth_dates, (value) => value),
     nationalities: sortedBy(entry.nationalities, (value) => value),
     reference: entry.reference ?? null,

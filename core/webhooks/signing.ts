@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import canonicalize from 'canonicalize'
+import { canonicalJson } from '../canonical-json.ts'
 
 /**
  * The signed envelope (spec: Events rules 2 and 4): JSON with sorted keys (RFC 8785 JCS via
@@ -16,7 +16,7 @@ export interface Envelope {
 
 /** The body bytes of a delivery, exactly as sent on every attempt. */
 export function envelopeBody(envelope: Envelope): string {
-  const body = canonicalize(envelope)
+  const body = canonicalJson(envelope)
   if (body === undefined) throw new Error('envelope cannot be serialised')
   return body
 }
