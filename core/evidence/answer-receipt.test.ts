@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main as cli } from '../../client/cli.ts'
 import { ephemeralSigner, type ReportSigner } from '../reports/evidence.ts'
 import type { LoadedList } from '../sanctions/screening-index.ts'
-import { type AnswerReceipt, jcsSha256, signAnswerReceipt, verifyAnswerReceipt } from './answer-receipt.ts'
+import {
+  type AnswerReceipt,
+  jcsSha256,
+  newReceiptId,
+  signAnswerReceipt,
+  verifyAnswerReceipt,
+} from './answer-receipt.ts'
 
 const docs = readFileSync(new URL('../../docs/evidence.md', import.meta.url), 'utf8')
 
@@ -179,5 +185,13 @@ describe('jcsSha256', () => {
       Object.assign(Object.create(null), { b: 1, a: 2 }),
     ]
     for (const value of values) expect(jcsSha256(value)).toBe(reference(value))
+  })
+})
+
+describe('newReceiptId', () => {
+  it('gives 128 random bits in hex, never the same id twice across refills of its pool', () => {
+    const ids = Array.from({ length: 2000 }, () => newReceiptId())
+    for (const id of ids) expect(id).toMatch(/^rcpt_[0-9a-f]{32}$/)
+    expect(new Set(ids).size).toBe(ids.length)
   })
 })
