@@ -81,6 +81,16 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
       validBefore: sql`${sql.placeholder('validBefore')}::timestamptz`,
     })
     .prepare('reserve_settlement')
+  // Every paid x402 answer is kept: built once too.
+  const keepAnswerStatement = db
+    .update(settlements)
+    .set({
+      requestHash: sql`${sql.placeholder('requestHash')}`,
+      answerStatus: sql`${sql.placeholder('status')}::int`,
+      answerBody: sql`${sql.placeholder('body')}`,
+    })
+    .where(and(eq(settlements.id, sql.placeholder('id')), ne(settlements.status, 'FAILED')))
+    .prepare('keep_settlement_answer')
   return {
     /** Records a verified payment before its operation runs. */
     async reserve(payment: VerifiedPayment, operation: string, keyId: string | null): Promise<string> {
@@ -160,10 +170,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
      * the same payment and request; the answer may not have reached the caller.
      */
     async keepAnswer(id: string, requestHash: string, answer: PaidAnswer): Promise<void> {
-      await db
-        .update(settlements)
-        .set({ requestHash, answerStatus: answer.status, answerBody: answer.body })
-        .where(and(eq(settlements.id, id), ne(settlements.status, 'FAILED')))
+      await keepAnswerStatement.execute({ id, requestHash, status: answer.status, body: answer.body })
     },
 
     /**
