@@ -18,6 +18,12 @@ export interface LedgerContext {
   instanceId: string
 }
 
+/** Rows that are not a key top-up (`key_upgrade:<tier>`; LIKE's `_` escaped). */
+export const notTopUp = notLike(
+  settlements.operation,
+  `${`${KEY_UPGRADE_OPERATION_ID}:`.replace(/[\\%_]/g, '\\$&')}%`,
+)
+
 export type SettlementValues = { [K in keyof typeof settlements.$inferInsert]?: unknown }
 
 /**
@@ -63,7 +69,7 @@ export async function markSettled(
         eq(settlements.id, id),
         eq(settlements.status, 'PENDING'),
         inArray(settlements.phase, from),
-        notLike(settlements.operation, `${prefix.replace(/[\\%_]/g, '\\$&')}%`),
+        notTopUp,
       ),
     )
     .returning({ id: settlements.id })
