@@ -1,12 +1,20 @@
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import canonicalize from 'canonicalize'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main as cli } from '../../client/cli.ts'
 import { ephemeralSigner, type ReportSigner } from '../reports/evidence.ts'
 import type { LoadedList } from '../sanctions/screening-index.ts'
-import { type AnswerReceipt, jcsSha256, signAnswerReceipt, verifyAnswerReceipt } from './answer-receipt.ts'
+import {
+  type AnswerReceipt,
+  jcsSha256,
+  newReceiptId,
+  signAnswerReceipt,
+  verifyAnswerReceipt,
+} from './answer-receipt.ts'
 
 const docs = readFileSync(new URL('../../docs/evidence.md', import.meta.url), 'utf8')
 
@@ -140,5 +148,50 @@ describe('answer receipts', () => {
     const bad = run({ ...receipt, lists: [{ ...receipt.lists![0]!, sha256: 'cd'.repeat(32) }] })
     expect(bad.status).not.toBe(0)
     expect(bad.stdout).not.toContain('Signature Verified Successfully')
+  })
+})
+
+describe('jcsSha256', () => {
+  /** The hash as first defined: every value copied with lone surrogates replaced, then the canonicalize package. */
+  function reference(value: unknown): string {
+    const wellFormed = (item: unknown): unknown => {
+      if (typeof item === 'string') return item.toWellFormed()
+      if (Array.isArray(item)) return item.map(wellFormed)
+      if (item !== null && typeof item === 'object') {
+        return Object.fromEntries(
+          Object.entries(item).map(([key, inner]) => [key.toWellFormed(), wellFormed(inner)]),
+        )
+      }
+      return item
+    }
+    const text = canonicalize(wellFormed(value === undefined ? null : value)) ?? 'null'
+    return createHash('sha256').update(text, 'utf8').digest('hex')
+  }
+
+  it('hashes every kind of value as it always did: plain, lone surrogates, objects that are not plain', () => {
+    class Answer {
+      name: string
+      constructor(name: string) {
+        this.name = name
+      }
+    }
+    const values: unknown[] = [
+      undefined,
+      null,
+      { name: 'Acme', matches: [{ score: 0.9, aliases: ['Аcme', 'ACME'] }], n: 1e21 },
+      { name: 'lone \ud800 surrogate', 'key \udc00': ['x\ud83d'] },
+      { at: new Date(0), nested: { answer: new Answer('x') } },
+      [1, 'two', { three: [3] }],
+      Object.assign(Object.create(null), { b: 1, a: 2 }),
+    ]
+    for (const value of values) expect(jcsSha256(value)).toBe(reference(value))
+  })
+})
+
+describe('newReceiptId', () => {
+  it('gives 128 random bits in hex, never the same id twice across refills of its pool', () => {
+    const ids = Array.from({ length: 2000 }, () => newReceiptId())
+    for (const id of ids) expect(id).toMatch(/^rcpt_[0-9a-f]{32}$/)
+    expect(new Set(ids).size).toBe(ids.length)
   })
 })

@@ -1,4 +1,4 @@
-import { type Address, getAddress, type Hex, verifyTypedData } from 'viem'
+import { type Address, getAddress, type Hex, hashTypedData } from 'viem'
 import type { NonceStore } from '../ledger/nonce-store.ts'
 import { MAX_SIGNATURE_LIFETIME_SECONDS, type PaymentConfig } from '../networks.ts'
 import { type DecodedPayment, ExactEvmPayloadSchema } from '../payment-header.ts'
@@ -12,10 +12,16 @@ import {
   type VerifyResult,
 } from '../verify-result.ts'
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
+import { createSignerKeys, type SignatureVerifier } from './signer-keys.ts'
 
 export interface VerifyPaymentDeps {
   config: PaymentConfig
   nonceStore: NonceStore
+  /**
+   * Checks the EIP-712 signature (default: recovery every time). The scheme passes one that keeps
+   * the public keys of payers who already signed (evm/signer-keys.ts).
+   */
+  signatures?: SignatureVerifier
 }
 
 export interface VerifyPaymentInput {
@@ -32,6 +38,9 @@ export interface VerifyPaymentInput {
 
 /** EIP-712 domain when a network gives none (spec: name `USD Coin`, version `2`). */
 const DEFAULT_DOMAIN = { name: 'USD Coin', version: '2' }
+
+/** Recovers the key of every signature (a verifier that keeps no public key). */
+const recoveryOnly = createSignerKeys({ maxSigners: 0 })
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
@@ -102,8 +111,7 @@ export async function verifyEvmPayment(
   const domain = network.eip712 ?? DEFAULT_DOMAIN
   let signatureValid = false
   try {
-    signatureValid = await verifyTypedData({
-      address: payer,
+    const hash = hashTypedData({
       domain: {
         name: domain.name,
         version: domain.version,
@@ -113,8 +121,8 @@ export async function verifyEvmPayment(
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: authorization,
-      signature,
     })
+    signatureValid = await (deps.signatures ?? recoveryOnly).verify({ address: payer, hash, signature })
   } catch {
     signatureValid = false
   }

@@ -1,6 +1,8 @@
+import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASE_KINDS, openTestDatabase } from '../../../test/support/database.ts'
 import type { Database } from '../../store/database.ts'
+import { paymentNonces } from '../../store/schema.ts'
 import { createDbNonceStore } from './nonce-table.ts'
 
 describe.each(DATABASE_KINDS)('database nonce store on %s', (kind) => {
@@ -46,5 +48,23 @@ describe.each(DATABASE_KINDS)('database nonce store on %s', (kind) => {
     expect(await store.sweep()).toBeGreaterThan(0)
     expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(true)
     expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(false)
+  })
+
+  it('takes over a nonce whose window has passed before any sweep, with the new window, and only once', async () => {
+    const store = createDbNonceStore(database.db, clock)
+    const nonce = `0x${'12'.repeat(32)}`
+    expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(true)
+    now = new Date(now.getTime() + 299_000)
+    expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(false)
+    now = new Date(now.getTime() + 2_000)
+    const expiresAt = inFiveMinutes()
+    expect(await store.claim('eip155:8453', nonce, '0xabc', expiresAt)).toBe(true)
+    expect(await store.claim('eip155:8453', nonce, '0xabc', inFiveMinutes())).toBe(false)
+    const [row] = await database.db
+      .select()
+      .from(paymentNonces)
+      .where(and(eq(paymentNonces.nonce, nonce), eq(paymentNonces.payer, '0xabc')))
+    expect(row?.expiresAt.toISOString()).toBe(expiresAt.toISOString())
+    expect(row?.createdAt.toISOString()).toBe(now.toISOString())
   })
 })

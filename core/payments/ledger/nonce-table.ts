@@ -1,4 +1,4 @@
-import { lte } from 'drizzle-orm'
+import { lte, sql } from 'drizzle-orm'
 import type { Clock } from '../../context.ts'
 import type { Db } from '../../store/database.ts'
 import { paymentNonces } from '../../store/schema.ts'
@@ -10,18 +10,37 @@ import type { NonceStore } from './nonce-store.ts'
  * lets exactly one of any number of concurrent claims win, across processes.
  */
 export function createDbNonceStore(db: Db, clock: Clock): NonceStore & { sweep(): Promise<number> } {
+  // Every x402 payment claims a nonce: the statement is built once (PostgreSQL: a named prepared
+  // statement, planned once per connection, one round trip instead of describe then execute).
+  const claimStatement = db
+    .insert(paymentNonces)
+    .values({
+      network: sql.placeholder('network'),
+      payer: sql.placeholder('payer'),
+      nonce: sql.placeholder('nonce'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .onConflictDoUpdate({
+      target: [paymentNonces.network, paymentNonces.payer, paymentNonces.nonce],
+      set: {
+        expiresAt: sql`${sql.placeholder('expiresAtText')}::timestamptz`,
+        createdAt: sql`${sql.placeholder('nowText')}::timestamptz`,
+      },
+      setWhere: lte(paymentNonces.expiresAt, sql`${sql.placeholder('nowText')}::timestamptz`),
+    })
+    .returning({ nonce: paymentNonces.nonce })
+    .prepare('claim_payment_nonce')
   return {
     async claim(network, nonce, payer, expiresAt) {
       const now = clock.now()
-      const rows = await db
-        .insert(paymentNonces)
-        .values({ network, payer: payer.toLowerCase(), nonce: nonce.toLowerCase(), expiresAt })
-        .onConflictDoUpdate({
-          target: [paymentNonces.network, paymentNonces.payer, paymentNonces.nonce],
-          set: { expiresAt, createdAt: now },
-          setWhere: lte(paymentNonces.expiresAt, now),
-        })
-        .returning({ nonce: paymentNonces.nonce })
+      const rows = await claimStatement.execute({
+        network,
+        payer: payer.toLowerCase(),
+        nonce: nonce.toLowerCase(),
+        expiresAt,
+        expiresAtText: expiresAt.toISOString(),
+        nowText: now.toISOString(),
+      })
       return rows.length === 1
     },
     /** Forgets nonces whose window has passed. */

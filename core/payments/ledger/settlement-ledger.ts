@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, lte, ne, sql } from 'drizzle-orm'
+import { and, eq, inArray, lte, ne, sql } from 'drizzle-orm'
 import type { Micros } from '../../money.ts'
 import { settlements } from '../../store/schema.ts'
 import type { PaidAnswer } from '../charge.ts'
@@ -7,7 +7,13 @@ import { buildPaymentResponse, type PaymentResponse, type SettleResult } from '.
 import type { VerifiedPayment } from '../verify-result.ts'
 import { ledgerFigures } from './ledger-figures.ts'
 import { orphanSweep } from './orphan-sweep.ts'
-import { type LedgerContext, markSettled, type SettlementPhase, updatePendingRow } from './settlement-rows.ts'
+import {
+  type LedgerContext,
+  markSettled,
+  notTopUp,
+  type SettlementPhase,
+  updatePendingRow,
+} from './settlement-rows.ts'
 import { loadPayment, type StoredPayment, storePayment } from './stored-payment.ts'
 
 export type { LedgerSummary } from './ledger-figures.ts'
@@ -52,6 +58,9 @@ export interface SettlementLedgerOptions extends LedgerContext {
  * operation fails, then settling, retrying (or exhausted), SETTLED or FAILED; each step is one
  * guarded UPDATE (settlement-rows.ts).
  */
+/** The phases a settlement that succeeded moves from (`unknown`: a sweep marked a row this process settled). */
+const SETTLED_FROM: SettlementPhase[] = ['settling', 'unknown']
+
 function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
   const { db, clock, config, instanceId } = ctx
   const settledValues = (result: SettleResult) => ({
@@ -62,15 +71,75 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
     settledAt: clock.now(),
     lastError: null,
   })
+  // Every x402 payment is reserved: the statement is built once (PostgreSQL: a named prepared
+  // statement, one round trip instead of describe then execute).
+  const reserveStatement = db
+    .insert(settlements)
+    .values({
+      id: sql.placeholder('id'),
+      paymentId: sql.placeholder('paymentId'),
+      status: 'PENDING',
+      phase: 'reserved',
+      network: sql.placeholder('network'),
+      payer: sql.placeholder('payer'),
+      amountMicros: sql.placeholder('amountMicros'),
+      operation: sql.placeholder('operation'),
+      keyId: sql.placeholder('keyId'),
+      instanceId: sql.placeholder('instanceId'),
+      payment: sql.placeholder('payment'),
+      validBefore: sql`${sql.placeholder('validBefore')}::timestamptz`,
+    })
+    .prepare('reserve_settlement')
+  // Every x402 payment starts its first settlement attempt and (nearly always) settles: the two
+  // guarded UPDATEs of updatePendingRow and markSettled for those cases, built once. A top-up never
+  // matches the settled one (its key is credited in markSettled's transaction).
+  const pendingIn = (phases: readonly SettlementPhase[]) =>
+    and(
+      eq(settlements.id, sql.placeholder('id')),
+      eq(settlements.status, 'PENDING'),
+      inArray(settlements.phase, [...phases]),
+    )
+  const firstAttemptStatement = db
+    .update(settlements)
+    .set({
+      phase: 'settling',
+      attempts: sql`${settlements.attempts} + 1`,
+      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
+    })
+    .where(pendingIn(['reserved']))
+    .returning({ id: settlements.id })
+    .prepare('begin_first_settlement_attempt')
+  const settledStatement = db
+    .update(settlements)
+    .set({
+      status: 'SETTLED',
+      phase: 'done',
+      transaction: sql`${sql.placeholder('transaction')}::text`,
+      fallback: sql`${sql.placeholder('fallback')}::boolean`,
+      settledAt: sql`${sql.placeholder('settledAt')}::timestamptz`,
+      lastError: null,
+      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
+    })
+    .where(and(pendingIn(SETTLED_FROM), notTopUp))
+    .returning({ id: settlements.id })
+    .prepare('settle_settlement')
+  // Every paid x402 answer is kept: built once too.
+  const keepAnswerStatement = db
+    .update(settlements)
+    .set({
+      requestHash: sql`${sql.placeholder('requestHash')}`,
+      answerStatus: sql`${sql.placeholder('status')}::int`,
+      answerBody: sql`${sql.placeholder('body')}`,
+    })
+    .where(and(eq(settlements.id, sql.placeholder('id')), ne(settlements.status, 'FAILED')))
+    .prepare('keep_settlement_answer')
   return {
     /** Records a verified payment before its operation runs. */
     async reserve(payment: VerifiedPayment, operation: string, keyId: string | null): Promise<string> {
       const id = randomUUID()
-      await db.insert(settlements).values({
+      await reserveStatement.execute({
         id,
         paymentId: payment.paymentId,
-        status: 'PENDING',
-        phase: 'reserved',
         network: payment.network,
         payer: payment.payer,
         amountMicros: payment.amount,
@@ -78,7 +147,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
         keyId,
         instanceId,
         payment: storePayment(payment),
-        validBefore: payment.validBefore ?? null,
+        validBefore: payment.validBefore?.toISOString() ?? null,
       })
       return id
     },
@@ -88,15 +157,28 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
       updatePendingRow(ctx, id, ['reserved'], { status: 'FAILED', phase: 'released', lastError: reason }),
 
     /** A settlement attempt starts; false when another worker has the row. */
-    beginAttempt: (id: string, from: SettlementPhase[]) =>
-      updatePendingRow(ctx, id, from, { phase: 'settling', attempts: sql`${settlements.attempts} + 1` }),
+    beginAttempt: async (id: string, from: SettlementPhase[]) =>
+      from.length === 1 && from[0] === 'reserved'
+        ? (await firstAttemptStatement.execute({ id, now: clock.now().toISOString() })).length === 1
+        : updatePendingRow(ctx, id, from, { phase: 'settling', attempts: sql`${settlements.attempts} + 1` }),
 
     /**
      * The settlement succeeded: SETTLED (a top-up credits its key in the same commit). From
      * `unknown` too: a sweep may have marked a row whose outcome this process knows.
      */
-    settled: (id: string, result: SettleResult) =>
-      markSettled(ctx, id, ['settling', 'unknown'], settledValues(result)),
+    settled: async (id: string, result: SettleResult) => {
+      const values = settledValues(result)
+      const settledAt = values.settledAt.toISOString()
+      const plain = await settledStatement.execute({
+        id,
+        transaction: values.transaction,
+        fallback: values.fallback,
+        settledAt,
+        now: settledAt,
+      })
+      // A top-up, or a row that did not move: markSettled (the top-up's credit in its transaction).
+      return plain.length === 1 || markSettled(ctx, id, SETTLED_FROM, values)
+    },
 
     failed: (id: string, reason: string) =>
       updatePendingRow(ctx, id, ['settling', 'retrying', 'reserved'], {
@@ -143,10 +225,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
      * the same payment and request; the answer may not have reached the caller.
      */
     async keepAnswer(id: string, requestHash: string, answer: PaidAnswer): Promise<void> {
-      await db
-        .update(settlements)
-        .set({ requestHash, answerStatus: answer.status, answerBody: answer.body })
-        .where(and(eq(settlements.id, id), ne(settlements.status, 'FAILED')))
+      await keepAnswerStatement.execute({ id, requestHash, status: answer.status, body: answer.body })
     },
 
     /**

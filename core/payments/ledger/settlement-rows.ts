@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, notLike } from 'drizzle-orm'
 import type { Clock, Tier } from '../../context.ts'
 import { creditTopUp } from '../../keys/api-keys.ts'
 import type { Db, DbTransaction } from '../../store/database.ts'
@@ -17,6 +17,12 @@ export interface LedgerContext {
   /** This process's id (rows it reserves carry it). */
   instanceId: string
 }
+
+/** Rows that are not a key top-up (`key_upgrade:<tier>`; LIKE's `_` escaped). */
+export const notTopUp = notLike(
+  settlements.operation,
+  `${`${KEY_UPGRADE_OPERATION_ID}:`.replace(/[\\%_]/g, '\\$&')}%`,
+)
 
 export type SettlementValues = { [K in keyof typeof settlements.$inferInsert]?: unknown }
 
@@ -40,9 +46,10 @@ export async function updatePendingRow(
 }
 
 /**
- * Moves a PENDING row to SETTLED in one transaction with what depends on the money: a key
- * top-up (`key_upgrade:<tier>`) credits its key in the same commit, on every path to SETTLED
- * (at once, a retried ledger write, or the sweep), so a paid top-up is credited exactly once.
+ * Moves a PENDING row to SETTLED, with what depends on the money in the same commit: a key
+ * top-up (`key_upgrade:<tier>`) credits its key in one transaction with its row, on every path to
+ * SETTLED (at once, a retried ledger write, or the sweep), so a paid top-up is credited exactly
+ * once. Any other row is settled by one UPDATE.
  */
 export async function markSettled(
   { db, clock }: LedgerContext,
@@ -50,6 +57,23 @@ export async function markSettled(
   from: SettlementPhase[],
   values: SettlementValues,
 ): Promise<boolean> {
+  const prefix = `${KEY_UPGRADE_OPERATION_ID}:`
+  // Most rows pay for an answer, not a top-up: one guarded UPDATE settles them, without the
+  // transaction's BEGIN and COMMIT (PGlite: without its exclusive transaction lock). A top-up row
+  // never matches it and is settled below, with its credit in the same commit.
+  const [plain] = await db
+    .update(settlements)
+    .set({ ...(values as Partial<typeof settlements.$inferInsert>), updatedAt: clock.now() })
+    .where(
+      and(
+        eq(settlements.id, id),
+        eq(settlements.status, 'PENDING'),
+        inArray(settlements.phase, from),
+        notTopUp,
+      ),
+    )
+    .returning({ id: settlements.id })
+  if (plain) return true
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(settlements)
@@ -61,7 +85,6 @@ export async function markSettled(
         amount: settlements.amountMicros,
       })
     if (!row) return false
-    const prefix = `${KEY_UPGRADE_OPERATION_ID}:`
     if (row.operation.startsWith(prefix) && row.keyId) {
       await creditTopUp(tx, row.keyId, row.amount, row.operation.slice(prefix.length) as Tier)
     }
