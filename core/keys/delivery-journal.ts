@@ -6,8 +6,9 @@
  * A debit is captured once its answer's last byte was handed to the kernel (core/keys/reservations.ts).
  * The capture is a database write, milliseconds later; a process killed in between has delivered
  * an answer whose reservation the next sweep would release. The journal closes that window: in the
- * same synchronous step that learns of the delivery (the response's 'finish' event, before any
- * other work of the event loop), the reservation id is appended with one write(2). The page cache
+ * same synchronous step that learns of the delivery (inside the response's end() when the socket
+ * took it whole, else its 'finish' event: http/delivery.ts), the reservation id is appended with
+ * one write(2). The page cache
  * keeps what a killed process wrote, so the sweep that settles a dead process's reservations reads
  * its journal first and captures what it lists instead of releasing it. What is left is the few
  * microseconds between the kernel taking the bytes and the append, and a machine that loses its
