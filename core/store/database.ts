@@ -131,13 +131,6 @@ export async function createPgliteCluster(dataDir: string): Promise<void> {
 const clusterCreator = fileURLToPath(new URL('./create-pglite-cluster.ts', import.meta.url))
 
 /**
- * Runs createPgliteCluster in a child process (same Node, same flags and environment) and waits
- * for it. Creating a cluster (initdb, then the migrations) takes PGlite's WebAssembly memory to
- * about twice what a running database needs, and leaves the allocator of the process that did it
- * holding about 60 MB it never returns, with a peak over 1 GB: in a process that exits, none of
- * that stays with the service.
- */
-/**
  * This process's Node flags (V8 settings, loaders), without those that would make the child run
  * something else (an --eval or --print script), wait for a debugger, watch files or run tests.
  */
@@ -156,6 +149,13 @@ function childExecArgv(): string[] {
   return kept
 }
 
+/**
+ * Runs createPgliteCluster in a child process (same Node, same flags and environment) and waits
+ * for it. Creating a cluster (initdb, then the migrations) takes PGlite's WebAssembly memory to
+ * about twice what a running database needs, and leaves the allocator of the process that did it
+ * holding about 60 MB it never returns, with a peak over 1 GB: in a process that exits, none of
+ * that stays with the service.
+ */
 async function createClusterApart(dataDir: string): Promise<void> {
   const child = spawn(process.execPath, [...childExecArgv(), clusterCreator, dataDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
