@@ -105,9 +105,17 @@ describe('usage summary on 1,000,000 usage rows (PostgreSQL)', { timeout: 120_00
       )
       expect(body?.total_calls).toBe((truth?.n ?? 0) - 1)
     }
-    const started = performance.now()
-    const endpoints = await service.app.request('/v1/usage/endpoints', { headers: { 'X-API-Key': apiKey } })
-    figures.endpoints = Math.round((performance.now() - started) * 10) / 10
+    // The median of five, as for the periods: one sample can meet a collection or a busy neighbour.
+    const endpointTimes: number[] = []
+    let endpoints: Response | undefined
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now()
+      endpoints = await service.app.request('/v1/usage/endpoints', { headers: { 'X-API-Key': apiKey } })
+      if (i < 4) await endpoints.arrayBuffer()
+      endpointTimes.push(performance.now() - started)
+    }
+    endpointTimes.sort((a, b) => a - b)
+    figures.endpoints = Math.round((endpointTimes[2] ?? 0) * 10) / 10
     // Measured against the same month read from the raw log in this run (a ratio, not a time bound:
     // the machine may be busy): the rollup answers at least five times faster.
     const rawTimes: number[] = []
@@ -124,7 +132,7 @@ describe('usage summary on 1,000,000 usage rows (PostgreSQL)', { timeout: 120_00
     expect(figures.month).toBeLessThan(figures.raw_log_month / 5)
     expect(figures.endpoints).toBeLessThan(figures.raw_log_month / 5)
     expect(
-      Object.values((await endpoints.json()) as Record<string, number>).reduce((a, b) => a + b, 0),
+      Object.values((await endpoints!.json()) as Record<string, number>).reduce((a, b) => a + b, 0),
     ).toBeGreaterThan(600_000)
 
     const plan = rowsOf<{ 'QUERY PLAN': string }>(
