@@ -104,11 +104,9 @@ export function createDeliveryJournal(options: {
     delivered(reservationId) {
       if (closed) return
       try {
-        if (!current || current.lines >= SEGMENT_LINES) {
-          // The full segment stays until its last capture commits (settled deletes it then).
-          if (current && current.open === 0) retire(current)
-          current = openSegment()
-        }
+        // A full segment stays until its last capture commits (settled deletes it then); a
+        // current segment always has a line still open (settled drops it when none is).
+        if (!current || current.lines >= SEGMENT_LINES) current = openSegment()
         writeSync(current.fd, `${reservationId}\n`)
         current.lines++
         current.open++
@@ -158,9 +156,8 @@ export function createDeliveryJournal(options: {
     close() {
       if (closed) return
       closed = true
-      // Lines still open belong to captures that could not be written: the next sweep needs them.
-      if (current && current.open === 0) retire(current)
-      else if (current) closeSync(current.fd)
+      // Its lines are still open (captures that could not be written): the next sweep needs them.
+      if (current) closeSync(current.fd)
       current = undefined
     },
   }

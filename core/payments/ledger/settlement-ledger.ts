@@ -53,14 +53,14 @@ export interface SettlementLedgerOptions extends LedgerContext {
   staleSettlingMs?: number
 }
 
+/** The phases a settlement that succeeded moves from (`unknown`: a sweep marked a row this process settled). */
+const SETTLED_FROM: SettlementPhase[] = ['settling', 'unknown']
+
 /**
  * A payment's way through the ledger: reserved before its operation runs, released when the
  * operation fails, then settling, retrying (or exhausted), SETTLED or FAILED; each step is one
  * guarded UPDATE (settlement-rows.ts).
  */
-/** The phases a settlement that succeeded moves from (`unknown`: a sweep marked a row this process settled). */
-const SETTLED_FROM: SettlementPhase[] = ['settling', 'unknown']
-
 function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
   const { db, clock, config, instanceId } = ctx
   const settledValues = (result: SettleResult) => ({
