@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { Hono, type MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { PaymentRequiredError } from '../core/errors.ts'
 import type { ApiKeyService } from '../core/keys/index.ts'
 import type { MaintenanceSwitch } from '../core/maintenance/index.ts'
@@ -8,6 +7,7 @@ import type { AnyOperation, OperationRuntime } from '../core/operations/index.ts
 import { allowedMethodsOf } from './allowed-methods.ts'
 import { collectSettles, type Settle, settleOnDelivery } from './delivery.ts'
 import type { AppEnv } from './env.ts'
+import { bodyLimit } from './middleware/body-limit.ts'
 import { corsMiddleware } from './middleware/cors.ts'
 import { mcpGuard, mcpOriginCheck } from './middleware/mcp-guard.ts'
 import { paymentRequiredHeader } from './payment-headers.ts'
@@ -103,8 +103,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use('*', async (c, next) => {
     const requestId = randomUUID()
     c.set('requestId', requestId)
-    await next()
+    // Set before the route runs, so the answer it builds with the context (c.json, c.body ...)
+    // starts with it. A header added once the answer exists makes Hono copy it into a
+    // stream-backed Response, which @hono/node-server writes through web streams instead of
+    // straight to the socket: most of the adapter's own CPU on a small answer.
     c.header('X-Request-Id', requestId)
+    await next()
+    // A Response the route made itself (the MCP transport's, an export stream) did not start from
+    // the context's headers: given it here.
+    if (c.res.headers.get('x-request-id') !== requestId) c.header('X-Request-Id', requestId)
   })
 
   app.use(

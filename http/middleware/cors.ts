@@ -59,31 +59,63 @@ export interface CorsOptions {
 }
 
 /**
- * CORS for browser clients (hono/cors): every route except `/mcp` answers the origins of
- * CORS_ALLOWED_ORIGINS (any origin by default); `/mcp` answers only the origins its guard lets
- * through, and refuses the preflight of any other origin with 403, as the guard refuses the POST.
- * Preflights are answered here, before the body limit, the key checks and the MCP guard.
+ * The CORS headers of an answer that is not a preflight, as hono/cors gives them
+ * (Access-Control-Allow-Origin when the origin is allowed, Access-Control-Expose-Headers, and
+ * `Vary: Origin` unless any origin is allowed), set before the route runs. hono/cors sets them on
+ * `c.res` before the route, which makes Hono copy every answer into a stream-backed Response that
+ * @hono/node-server writes through web streams rather than straight to the socket; set with
+ * `c.header` first, they are part of the answer the route builds. A Response the route made
+ * itself, without the context's headers, gets them afterwards, as hono/cors would give them.
+ */
+function answerHeaders(
+  origin: (origin: string) => string | null,
+  varyOnOrigin: boolean,
+): MiddlewareHandler<AppEnv> {
+  const exposed = shared.exposeHeaders.join(',')
+  return async (c, next) => {
+    const allowOrigin = origin(c.req.header('origin') || '')
+    if (allowOrigin) c.header('Access-Control-Allow-Origin', allowOrigin)
+    c.header('Access-Control-Expose-Headers', exposed)
+    if (varyOnOrigin) c.header('Vary', 'Origin', { append: true })
+    await next()
+    if (c.res.headers.get('access-control-expose-headers') === exposed) return
+    if (allowOrigin) c.header('Access-Control-Allow-Origin', allowOrigin)
+    c.header('Access-Control-Expose-Headers', exposed)
+    if (varyOnOrigin) c.header('Vary', 'Origin', { append: true })
+  }
+}
+
+/**
+ * CORS for browser clients (hono/cors answers the preflights): every route except `/mcp` answers
+ * the origins of CORS_ALLOWED_ORIGINS (any origin by default); `/mcp` answers only the origins its
+ * guard lets through, and refuses the preflight of any other origin with 403, as the guard refuses
+ * the POST. Preflights are answered here, before the body limit, the key checks and the MCP guard.
  */
 export function corsMiddleware(options: CorsOptions): MiddlewareHandler<AppEnv> {
   const anyOrigin = options.allowedOrigins.includes('*')
   const allowed = new Set(options.allowedOrigins)
+  const apiOrigin = anyOrigin ? () => '*' : (origin: string) => (allowed.has(origin) ? origin : null)
+  const mcpOrigin = (origin: string) => (options.isMcpOriginAllowed(origin) ? origin : null)
   const api = cors({
     ...shared,
-    origin: anyOrigin ? '*' : (origin) => (allowed.has(origin) ? origin : null),
+    origin: anyOrigin ? '*' : apiOrigin,
     allowMethods: ['GET', 'POST', 'DELETE'],
   })
   const mcp = cors({
     ...shared,
-    origin: (origin) => (options.isMcpOriginAllowed(origin) ? origin : null),
+    origin: mcpOrigin,
     // GET and DELETE are allowed through the preflight so a browser client sees their 405.
     allowMethods: ['POST', 'GET', 'DELETE'],
   })
+  const apiAnswer = answerHeaders(apiOrigin, !anyOrigin)
+  const mcpAnswer = answerHeaders(mcpOrigin, true)
   return async (c, next) => {
-    if (c.req.path !== '/mcp') return api(c, next)
+    const preflight = c.req.method === 'OPTIONS'
+    if (c.req.path !== '/mcp') return preflight ? api(c, next) : apiAnswer(c, next)
     const origin = c.req.header('origin')
-    if (c.req.method === 'OPTIONS' && origin !== undefined && !options.isMcpOriginAllowed(origin)) {
+    if (preflight && origin !== undefined && !options.isMcpOriginAllowed(origin)) {
       return problemResponse(c, 403, `Origin ${origin} is not allowed to call this MCP endpoint`)
     }
-    return mcp(c, next)
+    return preflight ? mcp(c, next) : mcpAnswer(c, next)
   }
 }
