@@ -24,6 +24,37 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>
  */
 export type DbTransaction = Parameters<Parameters<Db['transaction']>[0]>[0]
 
+/** Runs a raw statement (`$n` parameters) as a prepared statement and returns its rows. */
+export type PreparedRunner = (text: string, params: readonly unknown[]) => Promise<Record<string, unknown>[]>
+
+/**
+ * Where a database handle keeps its prepared-statement runner (Database.executePrepared), so a
+ * store given only the drizzle handle can run its hot statements prepared (executePrepared below).
+ */
+export const preparedRunner: unique symbol = Symbol('preparedRunner')
+
+/** The drizzle handle with its prepared-statement runner attached (createDatabase). */
+function withPreparedRunner(db: Db, run: PreparedRunner): Db {
+  Object.defineProperty(db, preparedRunner, { value: run, configurable: true, writable: true })
+  return db
+}
+
+/**
+ * Runs a hot raw statement on `db` as a prepared statement (Database.executePrepared): a statement
+ * whose text does not depend on how many rows it carries (arrays bound with `unnest`, `= any($n)`)
+ * is parsed and planned once per PostgreSQL connection instead of on every call, and skips the
+ * round trip postgres.js makes to describe an unnamed statement's parameters.
+ */
+export function executePrepared(
+  db: Db,
+  text: string,
+  params: readonly unknown[],
+): Promise<Record<string, unknown>[]> {
+  const run = (db as Db & { [preparedRunner]?: PreparedRunner })[preparedRunner]
+  if (!run) throw new Error('executePrepared: the database handle was not opened by createDatabase')
+  return run(text, params)
+}
+
 export interface Database {
   db: Db
   kind: 'pglite' | 'postgres'
@@ -181,7 +212,9 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
   const client = new PGlite({ dataDir, loadDataDir: template, startParams: PGLITE_START_PARAMS })
   // Nothing to do on a cluster created above; the pending migrations of an existing one.
   await migratePglite(drizzlePglite({ client }), { migrationsFolder })
-  const db = drizzlePglite({ client, schema }) as unknown as Db
+  const executePrepared: PreparedRunner = async (text, params) =>
+    (await client.query<Record<string, unknown>>(text, [...params])).rows
+  const db = withPreparedRunner(drizzlePglite({ client, schema }) as unknown as Db, executePrepared)
   return {
     db,
     kind: 'pglite',
@@ -189,8 +222,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     holdLiveness: async () => {},
     // One process per embedded database: any other instance id belongs to a process that is gone.
     isAlive: async () => false,
-    executePrepared: async (text, params) =>
-      (await client.query<Record<string, unknown>>(text, [...params])).rows,
+    executePrepared,
     close: () => client.close(),
   }
 }
@@ -205,7 +237,10 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   } finally {
     await migrationClient.end()
   }
-  const db = drizzlePostgres({ client, schema }) as unknown as Db
+  const executePrepared: PreparedRunner = async (text, params) => [
+    ...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })),
+  ]
+  const db = withPreparedRunner(drizzlePostgres({ client, schema }) as unknown as Db, executePrepared)
   let livenessClient: postgres.Sql | undefined
   const lockedBy = new Map<string, unknown>()
   return {
@@ -225,9 +260,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
         await livenessClient`select pg_try_advisory_lock(hashtextextended(${instanceId}, 0)) as locked`
       if (row?.locked) lockedBy.set(instanceId, session?.pid)
     },
-    async executePrepared(text, params) {
-      return [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }))]
-    },
+    executePrepared,
     async isAlive(instanceId) {
       const reserved = await client.reserve()
       try {
