@@ -12,6 +12,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts'
+import { createPglitePrepared } from './pglite-prepared.ts'
 import * as schema from './schema.ts'
 
 export type Schema = typeof schema
@@ -69,9 +70,9 @@ export interface Database {
   /** Whether another process that called holdLiveness(instanceId) still runs. */
   isAlive(instanceId: string): Promise<boolean>
   /**
-   * Runs a hot raw statement (`$n` parameters) as a named prepared statement (PostgreSQL: parsed and
-   * planned once per connection, which drizzle's `db.execute` does not do); PGlite: a plain query.
-   * Returns its rows.
+   * Runs a hot raw statement (`$n` parameters) as a named prepared statement, parsed and planned
+   * once (PostgreSQL: per connection; PGlite: core/store/pglite-prepared.ts), which drizzle's
+   * `db.execute` does not do. Returns its rows.
    */
   executePrepared(text: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>
   close(): Promise<void>
@@ -212,8 +213,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
   const client = new PGlite({ dataDir, loadDataDir: template, startParams: PGLITE_START_PARAMS })
   // Nothing to do on a cluster created above; the pending migrations of an existing one.
   await migratePglite(drizzlePglite({ client }), { migrationsFolder })
-  const executePrepared: PreparedRunner = async (text, params) =>
-    (await client.query<Record<string, unknown>>(text, [...params])).rows
+  const executePrepared: PreparedRunner = createPglitePrepared(client)
   const db = withPreparedRunner(drizzlePglite({ client, schema }) as unknown as Db, executePrepared)
   return {
     db,
