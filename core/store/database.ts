@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
-import { sql } from 'drizzle-orm'
+import { fillPlaceholders, sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
@@ -54,6 +54,20 @@ export function executePrepared(
   const run = (db as Db & { [preparedRunner]?: PreparedRunner })[preparedRunner]
   if (!run) throw new Error('executePrepared: the database handle was not opened by createDatabase')
   return run(text, params)
+}
+
+/**
+ * A drizzle statement with `sql.placeholder` values, rendered once and run through
+ * executePrepared with the values filled in as drizzle fills them (each column's driver mapping):
+ * prepared on PGlite too, where drizzle's own `.prepare()` parses the statement on every call.
+ * Returns the statement's raw rows (column names as the database returns them).
+ */
+export function preparedStatement(
+  db: Db,
+  query: { toSQL(): { sql: string; params: unknown[] } },
+): (values: Record<string, unknown>) => Promise<Record<string, unknown>[]> {
+  const { sql: text, params } = query.toSQL()
+  return (values) => executePrepared(db, text, fillPlaceholders(params, values))
 }
 
 export interface Database {
