@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import { sha256Hex } from '../reports/evidence.ts'
 import { canonicalReceiptBytes } from './answer-receipt.ts'
@@ -64,12 +64,20 @@ function hashedValue(field: keyof ChainedFields, row: ChainedFields): unknown {
   return value
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
+/** One-shot hex SHA-256 of UTF-8 text (crypto.hash: no Hash object per field, 15 of them per row). */
+const sha256 = (text: string) => hash('sha256', text, 'hex')
+
+/** The JCS of a field's value; a string or null is its JSON text, as JCS writes it, without the walk. */
+function canonicalValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'string') return JSON.stringify(value)
+  return canonicalize(value) ?? 'null'
+}
 
 /** Hex SHA-256 of the JCS of each chained field's value. */
 function fieldHashes(row: ChainedFields): Record<string, string> {
   const hashes: Record<string, string> = {}
-  for (const field of CHAINED_FIELDS) hashes[field] = sha256(canonicalize(hashedValue(field, row)) ?? 'null')
+  for (const field of CHAINED_FIELDS) hashes[field] = sha256(canonicalValue(hashedValue(field, row)))
   return hashes
 }
 

@@ -1,11 +1,11 @@
 import canonicalize from 'canonicalize'
-import { and, asc, eq, gt, gte, inArray, lt, lte, ne, type SQL, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, inArray, lt, lte, ne, sql } from 'drizzle-orm'
 import { compactVerify, importJWK } from 'jose'
 import type { Clock } from '../context.ts'
 import type { ReportSigner } from '../reports/evidence.ts'
 import { tokenSortedKey } from '../sanctions/name-normaliser.ts'
-import { type Db, type DbTransaction, rowsOf } from '../store/database.ts'
-import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
+import { type Db, type DbTransaction, executePrepared } from '../store/database.ts'
+import { type GroupCommit, groupCommitOf, StatementParams } from '../store/group-commit.ts'
 import { auditEvents } from '../store/tables/evidence.ts'
 import {
   CHAINED_FIELDS,
@@ -14,6 +14,45 @@ import {
   sealAuditRow,
   subjectSha256,
 } from './audit-chain.ts'
+
+/** The columns of audit_events an append binds, each as one array, in insert order; `head_seq` last. */
+const AUDIT_COLUMNS = [
+  { name: 'chain', type: 'text' },
+  { name: 'seq', type: 'bigint' },
+  { name: 'key_id', type: 'text' },
+  // timestamptz written from its ISO text, like detail (postgres.js binds no timestamptz[])
+  { name: 'at', type: 'text' },
+  { name: 'kind', type: 'text' },
+  { name: 'action', type: 'text' },
+  { name: 'outcome', type: 'text' },
+  { name: 'subject', type: 'text' },
+  { name: 'subject_sha256', type: 'text' },
+  { name: 'paid_with', type: 'text' },
+  { name: 'amount_micros', type: 'bigint' },
+  { name: 'receipt_id', type: 'text' },
+  { name: 'receipt', type: 'text' },
+  // jsonb written from its JSON text (cast in the insert)
+  { name: 'detail', type: 'text' },
+  { name: 'field_digests', type: 'text' },
+  { name: 'prev_hash', type: 'text' },
+  { name: 'hash', type: 'text' },
+  { name: 'head_seq', type: 'bigint' },
+] as const
+
+type AuditColumns = Record<(typeof AUDIT_COLUMNS)[number]['name'], (string | null)[]>
+
+/** The stored columns (all but head_seq), as the insert lists them, and as it selects them from the arrays. */
+const AUDIT_INSERTED = AUDIT_COLUMNS.slice(0, -1)
+  .map((column) => column.name)
+  .join(', ')
+const AUDIT_SELECTED = AUDIT_COLUMNS.slice(0, -1)
+  .map((column) =>
+    column.name === 'detail' ? 'detail::jsonb' : column.name === 'at' ? 'at::timestamptz' : column.name,
+  )
+  .join(', ')
+
+const auditColumns = (): AuditColumns =>
+  Object.fromEntries(AUDIT_COLUMNS.map((column) => [column.name, []])) as unknown as AuditColumns
 
 /** What happened, as the caller of append describes it (the chain fields are added by the store). */
 export interface AuditEventInput {
@@ -235,10 +274,18 @@ export function createAuditStore(options: {
    */
   const heads = new Map<string, { seq: bigint; hash: string }>()
 
-  /** Chains `events` after `head`: the rows to insert and the new head. */
-  function chainRows(chain: string, head: { seq: bigint; hash: string }, events: readonly AuditEventInput[]) {
+  /**
+   * Chains `events` after `head`: appends their rows to `columns` and returns the new head. Every
+   * row carries the seq of the head it was chained on (`head_seq`), which insertAfter checks.
+   */
+  function chainRows(
+    columns: AuditColumns,
+    chain: string,
+    head: { seq: bigint; hash: string },
+    events: readonly AuditEventInput[],
+  ): { seq: bigint; hash: string } {
     let { seq, hash } = head
-    const rows = events.map((event) => {
+    for (const event of events) {
       seq += 1n
       const fields: ChainedFields = {
         chain,
@@ -260,25 +307,43 @@ export function createAuditStore(options: {
       const sealed = sealAuditRow(fields)
       hash = sealed.hash
       const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
-      return sql`(${chain}::text, ${seq.toString()}::bigint, ${fields.key_id}::text, ${fields.at.toISOString()}::timestamptz,
-        ${fields.kind}::text, ${fields.action}::text, ${fields.outcome}::text, ${event.subject ?? null}::text,
-        ${fields.subject_sha256}::text, ${fields.paid_with}::text, ${fields.amount_micros?.toString() ?? null}::bigint,
-        ${fields.receipt_id}::text, ${json(fields.receipt)}::text, ${json(fields.detail)}::jsonb,
-        ${JSON.stringify(sealed.digests)}::text, ${fields.prev_hash}::text, ${hash}::text)`
-    })
-    return { rows, head: { seq, hash } }
+      columns.chain.push(chain)
+      columns.seq.push(seq.toString())
+      columns.key_id.push(fields.key_id)
+      columns.at.push(fields.at.toISOString())
+      columns.kind.push(fields.kind)
+      columns.action.push(fields.action)
+      columns.outcome.push(fields.outcome)
+      columns.subject.push(event.subject ?? null)
+      columns.subject_sha256.push(fields.subject_sha256)
+      columns.paid_with.push(fields.paid_with)
+      columns.amount_micros.push(fields.amount_micros?.toString() ?? null)
+      columns.receipt_id.push(fields.receipt_id)
+      columns.receipt.push(json(fields.receipt))
+      columns.detail.push(json(fields.detail))
+      columns.field_digests.push(JSON.stringify(sealed.digests))
+      columns.prev_hash.push(fields.prev_hash)
+      columns.hash.push(hash)
+      columns.head_seq.push(head.seq.toString())
+    }
+    return { seq, hash }
   }
 
   /**
-   * The insert of a batch of one chain chained after `head`, which inserts only while `head` is
-   * still the chain's last row; two processes that both think so collide on the unique
-   * (chain, seq), and one of them inserts nothing.
+   * The insert of the rows in `columns` (one or more chains, each chained after its head), every
+   * column bound as one array: the same text for any batch, so a prepared statement. A chain's rows
+   * are inserted only while its head is still the chain's last row; two processes that both think
+   * so collide on the unique (chain, seq), and one of them inserts nothing. Rows go in in the
+   * arrays' order (ids ascend with seq: the trail's order), whatever join the planner picks.
    */
-  function insertAfter(chain: string, head: { seq: bigint; hash: string }, rows: SQL[]): SQL {
-    return sql`insert into audit_events (chain, seq, key_id, at, kind, action, outcome,
-            subject, subject_sha256, paid_with, amount_micros, receipt_id, receipt, detail, field_digests, prev_hash, hash)
-          select * from (values ${sql.join(rows, sql`, `)}) as v
-          where not exists (select 1 from audit_events where chain = ${chain} and seq > ${head.seq.toString()}::bigint)
+  function insertAfter(columns: AuditColumns, params: StatementParams): string {
+    const bound = AUDIT_COLUMNS.map((column) => `${params.add(columns[column.name])}::${column.type}[]`)
+    return `insert into audit_events (${AUDIT_INSERTED})
+          select ${AUDIT_SELECTED}
+            from unnest(${bound.join(', ')}) with ordinality
+                 as v(${AUDIT_COLUMNS.map((column) => column.name).join(', ')}, ord)
+           where not exists (select 1 from audit_events a where a.chain = v.chain and a.seq > v.head_seq)
+           order by ord
           returning chain`
   }
 
@@ -290,10 +355,12 @@ export function createAuditStore(options: {
   async function appendBatch(chain: string, events: readonly AuditEventInput[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const head = heads.get(chain) ?? (await chainHead(db, chain))
-      const { rows, head: next } = chainRows(chain, head, events)
+      const columns = auditColumns()
+      const next = chainRows(columns, chain, head, events)
+      const params = new StatementParams()
       let inserted = 0
       try {
-        inserted = rowsOf(await db.execute(insertAfter(chain, head, rows))).length
+        inserted = (await executePrepared(db, insertAfter(columns, params), params.values)).length
       } catch (error) {
         heads.delete(chain)
         if (!isSeqTaken(error) || attempt >= 50) throw error
@@ -347,25 +414,22 @@ export function createAuditStore(options: {
    * so is every chain when the shared statement failed, and one whose head is not known yet.
    */
   const appendGrouped = (options.group ?? groupCommitOf(db)).part<AuditEventInput, Error | undefined>({
-    async statement(events, prefix) {
-      const ctes: SQL[] = []
-      const selects: SQL[] = []
+    async statement(events, prefix, params) {
+      const columns = auditColumns()
       const nextHeads = new Map<string, { seq: bigint; hash: string }>()
       for (const [chain, list] of byChain(events)) {
         // A chain whose head this process does not know yet is appended alone once the shared
         // statement committed: reading its head first would hold up every write of the batch.
         const head = heads.get(chain)
         if (!head) continue
-        const { rows, head: next } = chainRows(chain, head, list)
-        nextHeads.set(chain, next)
-        const name = sql.raw(`${prefix}c${ctes.length}`)
-        ctes.push(sql`${name} as (${insertAfter(chain, head, rows)})`)
-        selects.push(sql`select chain as r from ${name}`)
+        nextHeads.set(chain, chainRows(columns, chain, head, list))
       }
       planned.set(events, nextHeads)
-      const result =
-        selects.length > 0 ? sql.join(selects, sql` union all `) : sql`select null::text as r where false`
-      return { ctes, result }
+      const name = `${prefix}appended`
+      return {
+        ctes: [`${name} as (${insertAfter(columns, params)})`],
+        result: `select chain as r from ${name}`,
+      }
     },
     async results(values, events) {
       const nextHeads = planned.get(events)

@@ -3,8 +3,8 @@ import { type SQL, sql } from 'drizzle-orm'
 import { ServiceError } from '../errors.ts'
 import type { Micros } from '../money.ts'
 import { createKeyedBatcher } from '../store/batcher.ts'
-import { type Db, rowsOf } from '../store/database.ts'
-import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
+import { type Db, executePrepared, rowsOf } from '../store/database.ts'
+import { type GroupCommit, groupCommitOf, StatementParams } from '../store/group-commit.ts'
 import type { DeliveryJournal } from './delivery-journal.ts'
 
 /**
@@ -75,6 +75,26 @@ interface ReserveItem {
 
 type ReserveResult = { ok: true; balance: Micros } | { ok: false }
 
+/**
+ * Debits a key for a batch of reservations and writes their rows, in one statement (reserveAll).
+ * $1 key id, $2 total, $3 calls, $4 this process, $5-$7 the reservations' ids, operations, amounts.
+ */
+const RESERVE_STATEMENT = `
+  with debited as (
+    update api_keys
+       set balance_micros = balance_micros - $2::bigint,
+           spent_micros = spent_micros + $2::bigint,
+           call_count = call_count + $3::int
+     where id = $1::text and balance_micros >= $2::bigint
+    returning balance_micros
+  ), reserved as (
+    insert into key_reservations (id, key_id, operation, amount_micros, instance_id)
+    select r.id, $1::text, r.operation, r.amount, $4::text
+      from unnest($5::text[], $6::text[], $7::bigint[]) as r(id, operation, amount)
+     where exists (select 1 from debited)
+  )
+  select balance_micros as balance from debited`
+
 export function createKeyReservations({
   db,
   instanceId,
@@ -95,30 +115,21 @@ export function createKeyReservations({
 
   /**
    * One statement: the balance is debited only when it covers every item, and the reservation
-   * rows are written only when the debit happened (data-modifying CTEs commit together).
+   * rows are written only when the debit happened (data-modifying CTEs commit together). The
+   * items are bound as arrays, so the text is the same for any batch: prepared once per connection.
    */
   async function reserveAll(keyId: string, items: readonly ReserveItem[]): Promise<Micros | null> {
     const total = items.reduce((sum, item) => sum + item.amount, 0n)
-    const values: SQL = sql.join(
-      items.map((item) => sql`(${item.id}, ${item.operation}, ${item.amount}::bigint)`),
-      sql`, `,
-    )
-    const result = await db.execute(sql`
-      with debited as (
-        update api_keys
-           set balance_micros = balance_micros - ${total}::bigint,
-               spent_micros = spent_micros + ${total}::bigint,
-               call_count = call_count + ${items.length}
-         where id = ${keyId} and balance_micros >= ${total}::bigint
-        returning balance_micros
-      ), reserved as (
-        insert into key_reservations (id, key_id, operation, amount_micros, instance_id)
-        select r.id, ${keyId}, r.operation, r.amount, ${instanceId}
-          from (values ${values}) as r(id, operation, amount)
-         where exists (select 1 from debited)
-      )
-      select balance_micros as balance from debited`)
-    const row = rowsOf<{ balance: unknown }>(result)[0]
+    const rows = await executePrepared(db, RESERVE_STATEMENT, [
+      keyId,
+      total.toString(),
+      items.length,
+      instanceId,
+      items.map((item) => item.id),
+      items.map((item) => item.operation),
+      items.map((item) => item.amount.toString()),
+    ])
+    const row = rows[0]
     return row ? BigInt(String(row.balance)) : null
   }
 
@@ -150,33 +161,37 @@ export function createKeyReservations({
   /**
    * The captures of a batch: the reservations stamped, and the Idempotency-Key answers written
    * under them marked `done` (core/idempotency), so an answer is replayable exactly when its debit
-   * stands. CTEs named from `prefix`; the query returns the ids captured.
+   * stands. CTEs named from `prefix`, the ids bound as one array; the query returns the ids captured.
    */
-  function captureCtes(ids: readonly string[], prefix: string): { ctes: SQL[]; result: SQL } {
-    const list = sql.join(
-      ids.map((id) => sql`${id}`),
-      sql`, `,
-    )
-    const captured = sql.raw(`${prefix}captured`)
+  function captureCtes(ids: readonly string[], prefix: string, params: StatementParams) {
+    const captured = `${prefix}captured`
     return {
       ctes: [
-        sql`${captured} as (
+        `${captured} as (
             update key_reservations set captured_at = now()
-             where id in (${list}) and captured_at is null
+             where id = any(${params.add(ids)}::text[]) and captured_at is null
             returning id
           )`,
-        sql`${sql.raw(`${prefix}answered`)} as (
+        `${prefix}answered as (
             update idempotency_records set state = 'done', updated_at = now()
              where reservation_id in (select id from ${captured}) and state = 'in_progress'
           )`,
       ],
-      result: sql`select id::text as r from ${captured}`,
+      result: `select id::text as r from ${captured}`,
     }
   }
 
   const capturedOf = (values: readonly unknown[], ids: readonly string[]) => {
     const captured = new Set(values.map(String))
     return ids.map((id) => captured.has(id))
+  }
+
+  /** The captures of a batch in a statement of their own. */
+  async function captureAlone(ids: readonly string[]): Promise<unknown[]> {
+    const params = new StatementParams()
+    const { ctes, result } = captureCtes(ids, '', params)
+    const rows = await executePrepared(db, `with ${ctes.join(', ')} ${result}`, params.values)
+    return rows.map((row) => row.r)
   }
 
   /**
@@ -186,16 +201,9 @@ export function createKeyReservations({
    * dropped its liveness lock): the answer was delivered free, never charged twice.
    */
   const captureBatch = group.part<string, boolean>({
-    statement: async (ids, prefix) => captureCtes(ids, prefix),
+    statement: async (ids, prefix, params) => captureCtes(ids, prefix, params),
     results: async (values, ids) => capturedOf(values, ids),
-    async alone(ids) {
-      const { ctes, result } = captureCtes(ids, '')
-      const rows = rowsOf<{ r: unknown }>(await db.execute(sql`with ${sql.join(ctes, sql`, `)} ${result}`))
-      return capturedOf(
-        rows.map((row) => row.r),
-        ids,
-      )
-    },
+    alone: async (ids) => capturedOf(await captureAlone(ids), ids),
   })
 
   /**
@@ -228,10 +236,8 @@ export function createKeyReservations({
 
   /** Captures the reservations a gone process journaled as delivered, 1,000 per statement. */
   async function captureDelivered(ids: readonly string[]): Promise<void> {
-    for (let start = 0; start < ids.length; start += 1_000) {
-      const { ctes, result } = captureCtes(ids.slice(start, start + 1_000), '')
-      await db.execute(sql`with ${sql.join(ctes, sql`, `)} ${result}`)
-    }
+    for (let start = 0; start < ids.length; start += 1_000)
+      await captureAlone(ids.slice(start, start + 1_000))
   }
 
   async function releaseNow(id: string): Promise<number> {

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto'
 import canonicalize from 'canonicalize'
-import { and, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, lt, or, type SQL } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Clock } from '../context.ts'
 import { createBatcher } from '../store/batcher.ts'
-import type { Db } from '../store/database.ts'
+import { type Db, executePrepared } from '../store/database.ts'
 import { sanctionsDismissals } from '../store/schema.ts'
 import { nameKeys } from './name-normaliser.ts'
 import { addressKey, registrationKey } from './sanctions-index.ts'
@@ -202,6 +202,12 @@ function toDismissal(row: Row): Dismissal {
   }
 }
 
+/** The ids of the dismissals of a batch of subjects: $1 key ids, $2 subject types, $3 subject keys. */
+const DISMISSAL_IDS_STATEMENT = `
+  select d.id from sanctions_dismissals d
+    join unnest($1::text[], $2::text[], $3::text[]) as w(key_id, subject_type, subject_key)
+      on d.key_id = w.key_id and d.subject_type = w.subject_type and d.subject_key = w.subject_key`
+
 /** The dismissal as a match shows it. */
 export function matchDismissalOf(dismissal: Dismissal, status: MatchDismissal['status']): MatchDismissal {
   return {
@@ -261,20 +267,29 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
   /**
    * The dismissals of the subjects screened at the same time, in one statement (core/store/batcher.ts):
    * every screen with a match asks, so concurrent screens share one read instead of one each. Each
-   * screen still sees the rows committed before it asked.
+   * screen still sees the rows committed before it asked. The subjects are bound as arrays, so the
+   * read is a prepared statement whatever the batch (executePrepared); it returns only ids, and
+   * the rows of the few subjects that have dismissals are read in full by id.
    */
   const lookup = createBatcher<SubjectLookup, DismissalRow[]>(async (items) => {
-    const wanted = new Map(items.map((item) => [lookupId(item), item]))
-    const tuples = sql.join(
-      [...wanted.values()].map((item) => sql`(${item.keyId}, ${item.subjectType}, ${item.subjectKey})`),
-      sql`, `,
-    )
-    const rows = await db
-      .select()
-      .from(sanctionsDismissals)
-      .where(
-        sql`(${sanctionsDismissals.keyId}, ${sanctionsDismissals.subjectType}, ${sanctionsDismissals.subjectKey}) in (${tuples})`,
-      )
+    const wanted = [...new Map(items.map((item) => [lookupId(item), item])).values()]
+    const found = await executePrepared(db, DISMISSAL_IDS_STATEMENT, [
+      wanted.map((item) => item.keyId),
+      wanted.map((item) => item.subjectType),
+      wanted.map((item) => item.subjectKey),
+    ])
+    const rows =
+      found.length === 0
+        ? []
+        : await db
+            .select()
+            .from(sanctionsDismissals)
+            .where(
+              inArray(
+                sanctionsDismissals.id,
+                found.map((row) => String(row.id)),
+              ),
+            )
     const bySubject = new Map<string, DismissalRow[]>()
     for (const row of rows) {
       const id = lookupId({

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
-import { sql } from 'drizzle-orm'
+import { fillPlaceholders, sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
@@ -12,6 +12,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts'
+import { createPglitePrepared } from './pglite-prepared.ts'
 import * as schema from './schema.ts'
 
 export type Schema = typeof schema
@@ -23,6 +24,51 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>
  * together with another module's (e.g. a key credit with its settled ledger row).
  */
 export type DbTransaction = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+/** Runs a raw statement (`$n` parameters) as a prepared statement and returns its rows. */
+export type PreparedRunner = (text: string, params: readonly unknown[]) => Promise<Record<string, unknown>[]>
+
+/**
+ * Where a database handle keeps its prepared-statement runner (Database.executePrepared), so a
+ * store given only the drizzle handle can run its hot statements prepared (executePrepared below).
+ */
+export const preparedRunner: unique symbol = Symbol('preparedRunner')
+
+/** The drizzle handle with its prepared-statement runner attached (createDatabase). */
+function withPreparedRunner(db: Db, run: PreparedRunner): Db {
+  Object.defineProperty(db, preparedRunner, { value: run, configurable: true, writable: true })
+  return db
+}
+
+/**
+ * Runs a hot raw statement on `db` as a prepared statement (Database.executePrepared): a statement
+ * whose text does not depend on how many rows it carries (arrays bound with `unnest`, `= any($n)`)
+ * is parsed and planned once per PostgreSQL connection instead of on every call, and skips the
+ * round trip postgres.js makes to describe an unnamed statement's parameters.
+ */
+export function executePrepared(
+  db: Db,
+  text: string,
+  params: readonly unknown[],
+): Promise<Record<string, unknown>[]> {
+  const run = (db as Db & { [preparedRunner]?: PreparedRunner })[preparedRunner]
+  if (!run) throw new Error('executePrepared: the database handle was not opened by createDatabase')
+  return run(text, params)
+}
+
+/**
+ * A drizzle statement with `sql.placeholder` values, rendered once and run through
+ * executePrepared with the values filled in as drizzle fills them (each column's driver mapping):
+ * prepared on PGlite too, where drizzle's own `.prepare()` parses the statement on every call.
+ * Returns the statement's raw rows (column names as the database returns them).
+ */
+export function preparedStatement(
+  db: Db,
+  query: { toSQL(): { sql: string; params: unknown[] } },
+): (values: Record<string, unknown>) => Promise<Record<string, unknown>[]> {
+  const { sql: text, params } = query.toSQL()
+  return (values) => executePrepared(db, text, fillPlaceholders(params, values))
+}
 
 export interface Database {
   db: Db
@@ -38,9 +84,9 @@ export interface Database {
   /** Whether another process that called holdLiveness(instanceId) still runs. */
   isAlive(instanceId: string): Promise<boolean>
   /**
-   * Runs a hot raw statement (`$n` parameters) as a named prepared statement (PostgreSQL: parsed and
-   * planned once per connection, which drizzle's `db.execute` does not do); PGlite: a plain query.
-   * Returns its rows.
+   * Runs a hot raw statement (`$n` parameters) as a named prepared statement, parsed and planned
+   * once (PostgreSQL: per connection; PGlite: core/store/pglite-prepared.ts), which drizzle's
+   * `db.execute` does not do. Returns its rows.
    */
   executePrepared(text: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>
   close(): Promise<void>
@@ -181,7 +227,8 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
   const client = new PGlite({ dataDir, loadDataDir: template, startParams: PGLITE_START_PARAMS })
   // Nothing to do on a cluster created above; the pending migrations of an existing one.
   await migratePglite(drizzlePglite({ client }), { migrationsFolder })
-  const db = drizzlePglite({ client, schema }) as unknown as Db
+  const executePrepared: PreparedRunner = createPglitePrepared(client)
+  const db = withPreparedRunner(drizzlePglite({ client, schema }) as unknown as Db, executePrepared)
   return {
     db,
     kind: 'pglite',
@@ -189,8 +236,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     holdLiveness: async () => {},
     // One process per embedded database: any other instance id belongs to a process that is gone.
     isAlive: async () => false,
-    executePrepared: async (text, params) =>
-      (await client.query<Record<string, unknown>>(text, [...params])).rows,
+    executePrepared,
     close: () => client.close(),
   }
 }
@@ -205,7 +251,10 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   } finally {
     await migrationClient.end()
   }
-  const db = drizzlePostgres({ client, schema }) as unknown as Db
+  const executePrepared: PreparedRunner = async (text, params) => [
+    ...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })),
+  ]
+  const db = withPreparedRunner(drizzlePostgres({ client, schema }) as unknown as Db, executePrepared)
   let livenessClient: postgres.Sql | undefined
   const lockedBy = new Map<string, unknown>()
   return {
@@ -225,9 +274,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
         await livenessClient`select pg_try_advisory_lock(hashtextextended(${instanceId}, 0)) as locked`
       if (row?.locked) lockedBy.set(instanceId, session?.pid)
     },
-    async executePrepared(text, params) {
-      return [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }))]
-    },
+    executePrepared,
     async isAlive(instanceId) {
       const reserved = await client.reserve()
       try {

@@ -1,8 +1,8 @@
-import { type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countExecutes } from '../../test/support/count-executes.ts'
-import { createDatabase, type Database, rowsOf } from './database.ts'
-import { createGroupCommit, type GroupPart } from './group-commit.ts'
+import { createDatabase, type Database, preparedRunner, rowsOf } from './database.ts'
+import { createGroupCommit, type GroupPart, StatementParams } from './group-commit.ts'
 
 let database: Database
 
@@ -17,27 +17,29 @@ afterAll(async () => {
 
 /** Inserts ids into `table`; each item's result is whether its row was inserted. */
 function insertPart(table: 'gc_a' | 'gc_b'): GroupPart<string, boolean> {
-  const insert = (ids: readonly string[], name: SQL) => {
-    const values = sql.join(
-      ids.map((id) => (table === 'gc_a' ? sql`(${id})` : sql`(${id}, 1)`)),
-      sql`, `,
-    )
-    return sql`${name} as (insert into ${sql.raw(table)} values ${values} returning id)`
+  const insert = (ids: readonly string[], name: string, params: StatementParams) => {
+    const values =
+      table === 'gc_a'
+        ? 'select id from unnest($ids::text[]) as v(id)'
+        : 'select id, 1 from unnest($ids::text[]) as v(id)'
+    return `${name} as (insert into ${table} ${values.replace('$ids', params.add(ids))} returning id)`
   }
   const inserted = (values: readonly unknown[], ids: readonly string[]) => {
     const set = new Set(values.map(String))
     return ids.map((id) => set.has(id))
   }
   return {
-    statement: async (ids, prefix) => ({
-      ctes: [insert(ids, sql.raw(`${prefix}ins`))],
-      result: sql`select id as r from ${sql.raw(`${prefix}ins`)}`,
+    statement: async (ids, prefix, params) => ({
+      ctes: [insert(ids, `${prefix}ins`, params)],
+      result: `select id as r from ${prefix}ins`,
     }),
     results: async (values, ids) => inserted(values, ids),
     async alone(ids) {
-      const rows = rowsOf<{ r: string }>(
-        await database.db.execute(sql`with ${insert(ids, sql.raw('ins'))} select id as r from ins`),
-      )
+      const params = new StatementParams()
+      const rows = (await database.executePrepared(
+        `with ${insert(ids, 'ins', params)} select id as r from ins`,
+        params.values,
+      )) as { r: string }[]
       return inserted(
         rows.map((row) => row.r),
         ids,
@@ -83,7 +85,7 @@ describe('group commit', () => {
     const lost = Object.assign(new Error('connection closed'), { code: 'CONNECTION_CLOSED' })
     const failing = new Proxy(database.db, {
       get(target, property, receiver) {
-        if (property === 'execute') return async () => Promise.reject(lost)
+        if (property === 'execute' || property === preparedRunner) return async () => Promise.reject(lost)
         return Reflect.get(target, property, receiver)
       },
     })

@@ -1,6 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm'
 import { createBatcher } from './batcher.ts'
-import { type Db, isDatabaseUnavailable, rowsOf } from './database.ts'
+import { type Db, executePrepared, isDatabaseUnavailable } from './database.ts'
 
 /**
  * Whether the database refused the statement (it answered with an SQLSTATE: a constraint, a
@@ -18,17 +17,36 @@ function refusedByDatabase(error: unknown): boolean {
 }
 
 /**
+ * The parameters of one raw statement as it is built: `add` binds a value and returns its `$n`
+ * placeholder. A part that binds each column of its batch as one array (`unnest`, `= any`) writes
+ * the same text for any batch size, so the statement is prepared once per connection.
+ */
+export class StatementParams {
+  readonly values: unknown[] = []
+
+  add(value: unknown): string {
+    this.values.push(value)
+    return `$${this.values.length}`
+  }
+}
+
+/**
  * One kind of write that can share a statement with others (a usage row, a key debit's capture,
  * an audit row): how a batch of its items is written inside a shared statement, and alone.
  */
 export interface GroupPart<I, O> {
   /**
    * The batch as data-modifying common table expressions (`name as (...)`, every name starting
-   * with `prefix`), and a query over them whose rows carry one `text` column `r`: what `results`
-   * reads. The CTEs of one statement see the same snapshot: a part never reads what another writes.
-   * It may read first (an audit chain's head this process does not know yet).
+   * with `prefix`, values bound through `params`), and a query over them whose rows carry one
+   * `text` column `r`: what `results` reads. The CTEs of one statement see the same snapshot: a
+   * part never reads what another writes. It may read first (an audit chain's head this process
+   * does not know yet).
    */
-  statement(items: readonly I[], prefix: string): Promise<{ ctes: SQL[]; result: SQL }>
+  statement(
+    items: readonly I[],
+    prefix: string,
+    params: StatementParams,
+  ): Promise<{ ctes: string[]; result: string }>
   /**
    * Each item's result from the `r` values the query returned, in the items' order. It may write
    * more on its own (an audit chain another process moved on is appended again alone).
@@ -48,6 +66,8 @@ export interface GroupCommit {
 
 interface Queued {
   part: GroupPart<unknown, unknown>
+  /** The part's place among the parts (the order they were created in). */
+  order: number
   item: unknown
 }
 
@@ -60,23 +80,26 @@ interface Queued {
  * statement (a constraint, a deadlock: nothing was written), each part is written again alone, so
  * one part's failure never costs another its write; any other failure (unreachable, outcome in
  * doubt) fails every item, as it would have failed each part alone. A batch of one part is that
- * part's own statement.
+ * part's own statement. The parts of a shared statement go in the order they were created, so its
+ * text is one of a few (one per set of parts present) and runs prepared (executePrepared).
  */
 export function createGroupCommit(db: Db, options: { maxBatch?: number } = {}): GroupCommit {
   async function run(batch: readonly Queued[]): Promise<readonly unknown[]> {
-    const parts = new Map<GroupPart<unknown, unknown>, number[]>()
+    const parts = new Map<GroupPart<unknown, unknown>, { order: number; positions: number[] }>()
     batch.forEach((queued, index) => {
-      const positions = parts.get(queued.part)
-      if (positions) positions.push(index)
-      else parts.set(queued.part, [index])
+      const entry = parts.get(queued.part)
+      if (entry) entry.positions.push(index)
+      else parts.set(queued.part, { order: queued.order, positions: [index] })
     })
     const results: unknown[] = new Array(batch.length)
     const settled: PromiseSettledResult<readonly unknown[]>[] = []
-    const groups = [...parts].map(([part, positions]) => ({
-      part,
-      positions,
-      items: positions.map((position) => batch[position]!.item),
-    }))
+    const groups = [...parts]
+      .sort(([, a], [, b]) => a.order - b.order)
+      .map(([part, { positions }]) => ({
+        part,
+        positions,
+        items: positions.map((position) => batch[position]!.item),
+      }))
     if (groups.length === 1) {
       const [{ part, items }] = groups as [(typeof groups)[number]]
       settled.push(await part.alone(items).then(fulfilled, rejected))
@@ -84,19 +107,16 @@ export function createGroupCommit(db: Db, options: { maxBatch?: number } = {}): 
       let values: unknown[][] | undefined
       let failure: unknown
       try {
+        const params = new StatementParams()
         const built = await Promise.all(
-          groups.map((group, index) => group.part.statement(group.items, `g${index}_`)),
+          groups.map((group, index) => group.part.statement(group.items, `g${index}_`, params)),
         )
         const ctes = built.flatMap((statement) => statement.ctes)
         const selects = built.map(
-          (statement, index) =>
-            sql`select ${index}::int as part, r from (${statement.result}) as p${sql.raw(String(index))}`,
+          (statement, index) => `select ${index}::int as part, r from (${statement.result}) as p${index}`,
         )
-        const rows = rowsOf<{ part: unknown; r: unknown }>(
-          await db.execute(
-            sql`${ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``}${sql.join(selects, sql` union all `)}`,
-          ),
-        )
+        const text = `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}${selects.join(' union all ')}`
+        const rows = (await executePrepared(db, text, params.values)) as { part: unknown; r: unknown }[]
         values = groups.map(() => [])
         for (const row of rows) values[Number(row.part)]!.push(row.r)
       } catch (error) {
@@ -124,11 +144,13 @@ export function createGroupCommit(db: Db, options: { maxBatch?: number } = {}): 
 
   const write = createBatcher<Queued, unknown>(run, { maxBatch: options.maxBatch ?? 500 })
 
+  let parts = 0
   return {
     part<I, O>(part: GroupPart<I, O>): GroupWrite<I, O> {
       const untyped = part as unknown as GroupPart<unknown, unknown>
+      const order = parts++
       return async (item) => {
-        const outcome = (await write({ part: untyped, item })) as
+        const outcome = (await write({ part: untyped, order, item })) as
           | { ok: true; value: O }
           | { ok: false; error: unknown }
         if (!outcome.ok) throw outcome.error

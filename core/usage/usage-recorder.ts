@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { ServiceErrorCode } from '../errors.ts'
 import type { PaidWith } from '../payments/charge.ts'
-import type { Db } from '../store/database.ts'
-import { type GroupCommit, groupCommitOf } from '../store/group-commit.ts'
+import { type Db, executePrepared } from '../store/database.ts'
+import { type GroupCommit, groupCommitOf, StatementParams } from '../store/group-commit.ts'
 
 /**
  * How a call ended: `ok` (answered and delivered), `undelivered` (answered, but the answer did not
@@ -35,21 +35,21 @@ export interface UsageRecorder {
  * The usage rows of a batch of calls and the hourly rollup of the keyed ones
  * (core/store/tables/usage.ts) from the same rows, as two CTEs named from `prefix`, so reports
  * never disagree with the log. Rollup rows are upserted in primary-key order, so two processes'
- * batches lock them in the same order.
+ * batches lock them in the same order. Each column is bound as one array (the same text for any
+ * batch: a prepared statement).
  */
-function recordCtes(events: readonly UsageEvent[], prefix: string): SQL[] {
-  const rows = events.map(
-    (event) =>
-      sql`(${event.keyId}, ${event.operation}, ${event.outcome}, ${event.paidWith}, ${event.costMicros}, ${event.latencyMs})`,
-  )
-  const inserted = sql.raw(`${prefix}inserted`)
+function recordCtes(events: readonly UsageEvent[], prefix: string, params: StatementParams): string[] {
+  const column = <T>(of: (event: UsageEvent) => T) => params.add(events.map(of))
+  const inserted = `${prefix}inserted`
   return [
-    sql`${inserted} as (
+    `${inserted} as (
       insert into usage_events (key_id, operation, outcome, paid_with, cost_micros, latency_ms)
-      values ${sql.join(rows, sql`, `)}
+      select * from unnest(${column((event) => event.keyId)}::text[], ${column((event) => event.operation)}::text[],
+        ${column((event) => event.outcome)}::text[], ${column((event) => event.paidWith)}::text[],
+        ${column((event) => event.costMicros.toString())}::bigint[], ${column((event) => event.latencyMs)}::int[])
       returning key_id, operation, outcome, cost_micros, latency_ms, created_at
     )`,
-    sql`${sql.raw(`${prefix}rolled_up`)} as (
+    `${prefix}rolled_up as (
     insert into usage_rollups as r (key_id, hour, operation, outcome, calls, cost_micros, latency_ms_sum)
     select key_id, date_trunc('hour', created_at, 'UTC'), operation, outcome,
       count(*), sum(cost_micros), sum(latency_ms)
@@ -66,8 +66,10 @@ function recordCtes(events: readonly UsageEvent[], prefix: string): SQL[] {
 }
 
 /** One statement for a batch of calls: its usage rows and their rollup. */
-const recordStatement = (events: readonly UsageEvent[]): SQL =>
-  sql`with ${sql.join(recordCtes(events, ''), sql`, `)} select 1`
+function recordStatement(db: Db, events: readonly UsageEvent[]): Promise<unknown> {
+  const params = new StatementParams()
+  return executePrepared(db, `with ${recordCtes(events, '', params).join(', ')} select 1`, params.values)
+}
 
 /**
  * Writes one usage row per call; a failure to record never fails the call itself. Rows of
@@ -82,13 +84,13 @@ export function createUsageRecorder(
 ): UsageRecorder {
   const alone = async (events: readonly UsageEvent[]): Promise<undefined[]> => {
     try {
-      await db.execute(recordStatement(events))
+      await recordStatement(db, events)
     } catch (error) {
       if (events.length === 1) onError(error)
       else {
         for (const event of events) {
           try {
-            await db.execute(recordStatement([event]))
+            await recordStatement(db, [event])
           } catch (rowError) {
             onError(rowError)
           }
@@ -98,9 +100,9 @@ export function createUsageRecorder(
     return events.map(() => undefined)
   }
   const insert = group.part<UsageEvent, undefined>({
-    statement: async (events, prefix) => ({
-      ctes: recordCtes(events, prefix),
-      result: sql`select null::text as r where false`,
+    statement: async (events, prefix, params) => ({
+      ctes: recordCtes(events, prefix, params),
+      result: 'select null::text as r where false',
     }),
     results: async (_values, events) => events.map(() => undefined),
     alone,

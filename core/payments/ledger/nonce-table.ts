@@ -1,6 +1,6 @@
 import { lte, sql } from 'drizzle-orm'
 import type { Clock } from '../../context.ts'
-import type { Db } from '../../store/database.ts'
+import { type Db, preparedStatement } from '../../store/database.ts'
 import { paymentNonces } from '../../store/schema.ts'
 import type { NonceStore } from './nonce-store.ts'
 
@@ -10,30 +10,32 @@ import type { NonceStore } from './nonce-store.ts'
  * lets exactly one of any number of concurrent claims win, across processes.
  */
 export function createDbNonceStore(db: Db, clock: Clock): NonceStore & { sweep(): Promise<number> } {
-  // Every x402 payment claims a nonce: the statement is built once (PostgreSQL: a named prepared
-  // statement, planned once per connection, one round trip instead of describe then execute).
-  const claimStatement = db
-    .insert(paymentNonces)
-    .values({
-      network: sql.placeholder('network'),
-      payer: sql.placeholder('payer'),
-      nonce: sql.placeholder('nonce'),
-      expiresAt: sql.placeholder('expiresAt'),
-    })
-    .onConflictDoUpdate({
-      target: [paymentNonces.network, paymentNonces.payer, paymentNonces.nonce],
-      set: {
-        expiresAt: sql`${sql.placeholder('expiresAtText')}::timestamptz`,
-        createdAt: sql`${sql.placeholder('nowText')}::timestamptz`,
-      },
-      setWhere: lte(paymentNonces.expiresAt, sql`${sql.placeholder('nowText')}::timestamptz`),
-    })
-    .returning({ nonce: paymentNonces.nonce })
-    .prepare('claim_payment_nonce')
+  // Every x402 payment claims a nonce: the statement is built once and runs prepared (planned once
+  // per connection, one round trip instead of describe then execute; PGlite too: preparedStatement).
+  const claimStatement = preparedStatement(
+    db,
+    db
+      .insert(paymentNonces)
+      .values({
+        network: sql.placeholder('network'),
+        payer: sql.placeholder('payer'),
+        nonce: sql.placeholder('nonce'),
+        expiresAt: sql.placeholder('expiresAt'),
+      })
+      .onConflictDoUpdate({
+        target: [paymentNonces.network, paymentNonces.payer, paymentNonces.nonce],
+        set: {
+          expiresAt: sql`${sql.placeholder('expiresAtText')}::timestamptz`,
+          createdAt: sql`${sql.placeholder('nowText')}::timestamptz`,
+        },
+        setWhere: lte(paymentNonces.expiresAt, sql`${sql.placeholder('nowText')}::timestamptz`),
+      })
+      .returning({ nonce: paymentNonces.nonce }),
+  )
   return {
     async claim(network, nonce, payer, expiresAt) {
       const now = clock.now()
-      const rows = await claimStatement.execute({
+      const rows = await claimStatement({
         network,
         payer: payer.toLowerCase(),
         nonce: nonce.toLowerCase(),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, inArray, lte, ne, sql } from 'drizzle-orm'
 import type { Micros } from '../../money.ts'
+import { preparedStatement } from '../../store/database.ts'
 import { settlements } from '../../store/schema.ts'
 import type { PaidAnswer } from '../charge.ts'
 import { buildPaymentResponse, type PaymentResponse, type SettleResult } from '../settle-result.ts'
@@ -71,11 +72,11 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
     settledAt: clock.now(),
     lastError: null,
   })
-  // Every x402 payment is reserved: the statement is built once (PostgreSQL: a named prepared
-  // statement, one round trip instead of describe then execute).
-  const reserveStatement = db
-    .insert(settlements)
-    .values({
+  // Every x402 payment is reserved: the statement is built once and runs prepared (one round trip
+  // instead of describe then execute; on PGlite, not parsed again: preparedStatement).
+  const reserveStatement = preparedStatement(
+    db,
+    db.insert(settlements).values({
       id: sql.placeholder('id'),
       paymentId: sql.placeholder('paymentId'),
       status: 'PENDING',
@@ -88,8 +89,8 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
       instanceId: sql.placeholder('instanceId'),
       payment: sql.placeholder('payment'),
       validBefore: sql`${sql.placeholder('validBefore')}::timestamptz`,
-    })
-    .prepare('reserve_settlement')
+    }),
+  )
   // Every x402 payment starts its first settlement attempt and (nearly always) settles: the two
   // guarded UPDATEs of updatePendingRow and markSettled for those cases, built once. A top-up never
   // matches the settled one (its key is credited in markSettled's transaction).
@@ -99,45 +100,51 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
       eq(settlements.status, 'PENDING'),
       inArray(settlements.phase, [...phases]),
     )
-  const firstAttemptStatement = db
-    .update(settlements)
-    .set({
-      phase: 'settling',
-      attempts: sql`${settlements.attempts} + 1`,
-      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
-    })
-    .where(pendingIn(['reserved']))
-    .returning({ id: settlements.id })
-    .prepare('begin_first_settlement_attempt')
-  const settledStatement = db
-    .update(settlements)
-    .set({
-      status: 'SETTLED',
-      phase: 'done',
-      transaction: sql`${sql.placeholder('transaction')}::text`,
-      fallback: sql`${sql.placeholder('fallback')}::boolean`,
-      settledAt: sql`${sql.placeholder('settledAt')}::timestamptz`,
-      lastError: null,
-      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
-    })
-    .where(and(pendingIn(SETTLED_FROM), notTopUp))
-    .returning({ id: settlements.id })
-    .prepare('settle_settlement')
+  const firstAttemptStatement = preparedStatement(
+    db,
+    db
+      .update(settlements)
+      .set({
+        phase: 'settling',
+        attempts: sql`${settlements.attempts} + 1`,
+        updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
+      })
+      .where(pendingIn(['reserved']))
+      .returning({ id: settlements.id }),
+  )
+  const settledStatement = preparedStatement(
+    db,
+    db
+      .update(settlements)
+      .set({
+        status: 'SETTLED',
+        phase: 'done',
+        transaction: sql`${sql.placeholder('transaction')}::text`,
+        fallback: sql`${sql.placeholder('fallback')}::boolean`,
+        settledAt: sql`${sql.placeholder('settledAt')}::timestamptz`,
+        lastError: null,
+        updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
+      })
+      .where(and(pendingIn(SETTLED_FROM), notTopUp))
+      .returning({ id: settlements.id }),
+  )
   // Every paid x402 answer is kept: built once too.
-  const keepAnswerStatement = db
-    .update(settlements)
-    .set({
-      requestHash: sql`${sql.placeholder('requestHash')}`,
-      answerStatus: sql`${sql.placeholder('status')}::int`,
-      answerBody: sql`${sql.placeholder('body')}`,
-    })
-    .where(and(eq(settlements.id, sql.placeholder('id')), ne(settlements.status, 'FAILED')))
-    .prepare('keep_settlement_answer')
+  const keepAnswerStatement = preparedStatement(
+    db,
+    db
+      .update(settlements)
+      .set({
+        requestHash: sql`${sql.placeholder('requestHash')}`,
+        answerStatus: sql`${sql.placeholder('status')}::int`,
+        answerBody: sql`${sql.placeholder('body')}`,
+      })
+      .where(and(eq(settlements.id, sql.placeholder('id')), ne(settlements.status, 'FAILED'))),
+  )
   return {
     /** Records a verified payment before its operation runs. */
     async reserve(payment: VerifiedPayment, operation: string, keyId: string | null): Promise<string> {
       const id = randomUUID()
-      await reserveStatement.execute({
+      await reserveStatement({
         id,
         paymentId: payment.paymentId,
         network: payment.network,
@@ -159,7 +166,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
     /** A settlement attempt starts; false when another worker has the row. */
     beginAttempt: async (id: string, from: SettlementPhase[]) =>
       from.length === 1 && from[0] === 'reserved'
-        ? (await firstAttemptStatement.execute({ id, now: clock.now().toISOString() })).length === 1
+        ? (await firstAttemptStatement({ id, now: clock.now().toISOString() })).length === 1
         : updatePendingRow(ctx, id, from, { phase: 'settling', attempts: sql`${settlements.attempts} + 1` }),
 
     /**
@@ -169,7 +176,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
     settled: async (id: string, result: SettleResult) => {
       const values = settledValues(result)
       const settledAt = values.settledAt.toISOString()
-      const plain = await settledStatement.execute({
+      const plain = await settledStatement({
         id,
         transaction: values.transaction,
         fallback: values.fallback,
@@ -225,7 +232,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
      * the same payment and request; the answer may not have reached the caller.
      */
     async keepAnswer(id: string, requestHash: string, answer: PaidAnswer): Promise<void> {
-      await keepAnswerStatement.execute({ id, requestHash, status: answer.status, body: answer.body })
+      await keepAnswerStatement({ id, requestHash, status: answer.status, body: answer.body })
     },
 
     /**
