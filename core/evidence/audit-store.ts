@@ -409,9 +409,12 @@ export function createAuditStore(options: {
 
   /**
    * Audit rows share the statement of the other writes of the same calls (a debit's capture, usage
-   * rows: core/store/group-commit.ts), one insert per chain in arrival order. A chain another
-   * process moved on inserts nothing there and is appended again alone, on its head read again;
-   * so is every chain when the shared statement failed, and one whose head is not known yet.
+   * rows: core/store/group-commit.ts), one insert for every chain, each in arrival order. A chain
+   * another process moved on inserts nothing there and is appended again alone, on its head read
+   * again; so is one whose head is not known yet. Appended alone (a batch of audit rows only, or the
+   * shared statement failed), a chain keeps the head this process knows: appendBatch reads it again
+   * only when the insert shows it moved (nothing inserted, or its seq taken), so an x402 answer's
+   * row (whose batch rarely holds anything else) costs no read of its chain's head.
    */
   const appendGrouped = (options.group ?? groupCommitOf(db)).part<AuditEventInput, Error | undefined>({
     async statement(events, prefix, params) {
@@ -452,7 +455,6 @@ export function createAuditStore(options: {
     },
     async alone(events) {
       planned.delete(events)
-      for (const chain of byChain(events).keys()) heads.delete(chain)
       return appendAlone(events)
     },
   })
