@@ -333,8 +333,11 @@ export function createAuditStore(options: {
    * The insert of the rows in `columns` (one or more chains, each chained after its head), every
    * column bound as one array: the same text for any batch, so a prepared statement. A chain's rows
    * are inserted only while its head is still the chain's last row; two processes that both think
-   * so collide on the unique (chain, seq), and one of them inserts nothing. Rows go in in the
-   * arrays' order (ids ascend with seq: the trail's order), whatever join the planner picks.
+   * so collide on the unique (chain, seq), and one of them inserts nothing. The guard is a scalar
+   * subquery, which PostgreSQL runs per row as one probe of the (chain, seq) index whatever plan it
+   * keeps for the prepared statement (a NOT EXISTS becomes an anti join the planner may run as a
+   * scan of the whole table, and did while the table grew faster than its statistics). Rows go in
+   * in the arrays' order (ids ascend with seq: the trail's order).
    */
   function insertAfter(columns: AuditColumns, params: StatementParams): string {
     const bound = AUDIT_COLUMNS.map((column) => `${params.add(columns[column.name])}::${column.type}[]`)
@@ -342,7 +345,7 @@ export function createAuditStore(options: {
           select ${AUDIT_SELECTED}
             from unnest(${bound.join(', ')}) with ordinality
                  as v(${AUDIT_COLUMNS.map((column) => column.name).join(', ')}, ord)
-           where not exists (select 1 from audit_events a where a.chain = v.chain and a.seq > v.head_seq)
+           where coalesce((select max(a.seq) from audit_events a where a.chain = v.chain), 0) <= v.head_seq
            order by ord
           returning chain`
   }
