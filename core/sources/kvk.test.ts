@@ -5,6 +5,7 @@ import {
   startFakeKvkServer,
 } from '../../test/support/fakes/fake-kvk-server.ts'
 import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
+import { REFUSED_URL } from '../../test/support/fakes/refused-address.ts'
 import { createKvkClient, kvkDate } from './kvk.ts'
 
 let fake: FakeKvkServer
@@ -164,10 +165,7 @@ describe('KVK upstream trouble', () => {
   })
 
   it('reports connection_refused when nothing listens', async () => {
-    // Port 2 (below the ephemeral range, not one fetch blocks): a fake's freed port can be taken by another
-    // test's server, or by this very connection's own source port (a TCP self-connect), while
-    // nothing binds a low port here.
-    const result = await client({ baseUrl: 'http://127.0.0.1:2' }).lookupCompany('68750110')
+    const result = await client({ baseUrl: REFUSED_URL }).lookupCompany('68750110')
     expect(result).toMatchObject({ status: 'unavailable', reason: 'connection_refused' })
   })
 

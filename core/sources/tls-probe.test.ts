@@ -2,6 +2,7 @@ import { type AddressInfo, createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeTlsServer, startFakeTlsServer } from '../../test/support/fakes/fake-tls-server.ts'
 import { createManualClock } from '../../test/support/fakes/manual-clock.ts'
+import { REFUSED_PORT } from '../../test/support/fakes/refused-address.ts'
 import { createTlsProbe, type TlsProbeOptions } from './tls-probe.ts'
 
 const HOST = 'secure.example.test'
@@ -143,8 +144,7 @@ describe('TLS certificate probe against local TLS servers', () => {
         status: 'unavailable',
         reason: 'network_error',
       })
-      await server.refuse()
-      expect(await probeOf(server).probe(HOST)).toMatchObject({
+      expect(await probeOf(server, { port: REFUSED_PORT }).probe(HOST)).toMatchObject({
         status: 'unavailable',
         reason: 'connection_refused',
       })
