@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { type BoundedMemo, createBoundedMemo } from './bounded-memo.ts'
 import {
   buildFuzzyIndex,
   type FuzzyIndex,
@@ -10,6 +11,7 @@ import {
 import {
   analyseName,
   consonantSkeletons,
+  forgetNameAnalysisAnswers,
   isAbjad,
   type NamePart,
   type NamePartRole,
@@ -212,8 +214,8 @@ interface QueryPart extends NamePart {
   patronymic: boolean
   /** Role weight x rarity of the part in the lists (1 when no listed name has it). */
   weight: number
-  /** Listed token id -> comparison (only those at PART_FLOOR or more). */
-  matches: Map<number, PairResult>
+  /** Listed token id -> comparison (only those at PART_FLOOR or more); shared through the word memo, never changed. */
+  matches: ReadonlyMap<number, PairResult>
 }
 
 /**
@@ -469,8 +471,79 @@ function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
   return { text: fuzzy.tokens[id]!, abjad: skeletons !== undefined, skeletons: skeletons ?? [] }
 }
 
+/**
+ * How much each of a fuzzy index's word memos holds, in answers plus the listed tokens they
+ * name (a word pairs with 5 listed tokens at the median and under 70 at most on the
+ * evaluation set): a few thousand words each, a few MB in all (NAME_MATCHING.md).
+ */
+const WORD_MEMO_UNITS = 32_768
+
+/**
+ * What a fuzzy index remembers of the query words it has compared, dropped with it when the
+ * lists are rebuilt: per word, the listed tokens it pairs with (candidateTokens, then
+ * compareNameParts), which depend on the word and the index alone. Names share words (given
+ * names, "trading", "group"), so most of a screen's comparisons were made by an earlier one.
+ */
+interface WordMemos {
+  comparisons: BoundedMemo<ReadonlyMap<number, PairResult>>
+  /** Per pair of adjacent words (three with an article in the middle): joinedAt. */
+  joined: BoundedMemo<readonly JoinedMatch[]>
+  /** Per word: splitsOf. */
+  splits: BoundedMemo<readonly SplitMatch[]>
+}
+
+const wordMemos = new WeakMap<FuzzyIndex, WordMemos>()
+
+function memosOf(fuzzy: FuzzyIndex): WordMemos {
+  let memos = wordMemos.get(fuzzy)
+  if (!memos) {
+    memos = {
+      comparisons: createBoundedMemo(WORD_MEMO_UNITS, (matches) => 1 + matches.size),
+      joined: createBoundedMemo(WORD_MEMO_UNITS, (matches) => 1 + matches.length),
+      splits: createBoundedMemo(WORD_MEMO_UNITS, (matches) => 1 + matches.length),
+    }
+    wordMemos.set(fuzzy, memos)
+  }
+  return memos
+}
+
+/**
+ * Forgets what the index's fuzzy screen remembers of earlier query words, so the next screen
+ * compares every word afresh (benchmarks time that cold case; tests check both agree).
+ */
+export function forgetFuzzyWordMemos(index: SanctionsIndex): void {
+  const fuzzy = fuzzyIndexes.get(index)
+  if (fuzzy) wordMemos.delete(fuzzy)
+  forgetNameAnalysisAnswers()
+}
+
+/**
+ * The listed tokens a name word pairs with, and how (only those at PART_FLOOR or more), in the
+ * order the candidates were found (the order candidateNames reads them in).
+ */
+function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<number, PairResult> {
+  const matches = new Map<number, PairResult>()
+  for (const [id, flags] of candidateTokens(fuzzy, part)) {
+    const result = compareNameParts(part, listedPart(fuzzy, id), (flags & VIA_PHONETIC) !== 0)
+    if (result) matches.set(id, result)
+  }
+  return matches
+}
+
+/**
+ * What compareWithVocabulary reads of a part: its text, and for an Arabic- or Hebrew-script
+ * part its skeletons too (two words of that script may fold to the same Latin letters and read
+ * differently); a Latin part's skeletons follow from its text.
+ */
+function comparisonKey(part: QueryPart): string {
+  return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : `l ${part.text}`
+}
+
+const NO_MATCHES: ReadonlyMap<number, PairResult> = new Map()
+
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
-  const parts = analyseName(name, kind)
+  const memo = memosOf(fuzzy).comparisons
+  return analyseName(name, kind)
     .parts.slice(0, MAX_PARTS)
     .map((part): QueryPart => {
       const id = part.role === 'name' ? fuzzy.tokenIds.get(part.text) : undefined
@@ -478,17 +551,12 @@ function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organiz
       const abjad = isAbjad(part.script)
       const skeletons = abjad ? part.skeletons : consonantSkeletons(part.text)
       const patronymic = part.role === 'name' && SLAVIC_PATRONYMIC.test(part.text)
-      return { ...part, abjad, skeletons, weight, patronymic, matches: new Map() }
+      const analysed: QueryPart = { ...part, abjad, skeletons, weight, patronymic, matches: NO_MATCHES }
+      if (part.role === 'name') {
+        analysed.matches = memo.get(comparisonKey(analysed), () => compareWithVocabulary(fuzzy, analysed))
+      }
+      return analysed
     })
-  for (const part of parts) {
-    if (part.role !== 'name') continue
-    for (const [id, flags] of candidateTokens(fuzzy, part)) {
-      const listed = listedPart(fuzzy, id)
-      const result = compareNameParts(part, listed, (flags & VIA_PHONETIC) !== 0)
-      if (result) part.matches.set(id, result)
-    }
-  }
-  return parts
 }
 
 /** Two adjacent query parts written as one listed part ("al qaida" / "alqaida"). */
@@ -566,68 +634,103 @@ function threeWaySplits(fuzzy: FuzzyIndex, text: string, queryIndex: number, spl
   }
 }
 
+/**
+ * The listed words query parts i, i + 1 (and i + 2) may be written as: two Latin words against
+ * one Arabic-script word, three with the article in the middle, two words joined. Reads those
+ * parts alone (queryIndex 0 here; the caller places them).
+ */
+function joinedAt(fuzzy: FuzzyIndex, a: QueryPart, b: QueryPart, c: QueryPart | undefined): JoinedMatch[] {
+  const joined: JoinedMatch[] = []
+  if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
+    // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
+    const skeletons = consonantSkeletons(a.text + b.text)
+    const found = new Set<number>()
+    for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
+    for (const id of found) {
+      const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
+      if (sim >= PART_FLOOR) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim })
+    }
+  }
+  if (c && !a.abjad && !c.abjad && a.role === 'name' && b.role === 'article' && c.role === 'name') {
+    // Three Latin words with the article in the middle against one Arabic word: the compound
+    // names "Abd al Majid" / عبدالمجيد, "Nasir al Din" / ناصرالدين, "Abd el Halim" / عبدالحليم.
+    const text = a.text + b.text + c.text
+    const skeletons = consonantSkeletons(text)
+    for (const id of tokensBySkeletons(fuzzy, skeletons)) {
+      const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], text)
+      if (sim >= PART_FLOOR) joined.push({ queryIndex: 0, lastIndex: 2, tokenId: id, sim })
+    }
+  }
+  const text = a.text + b.text
+  const exact = fuzzy.tokenIds.get(text)
+  if (exact !== undefined) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: exact, sim: SPLIT_SIMILARITY })
+  else if (text.length >= 6) {
+    for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
+      const token = fuzzy.tokens[id]!
+      if (Math.abs(token.length - text.length) > 1) continue
+      const sim = wordSimilarity(text, token)
+      if (sim >= 0.9) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
+    }
+  }
+  return joined
+}
+
+/**
+ * The listed words a name part of five letters or more may be split into: two or three
+ * Arabic-script words for a long Latin word, two listed words for any (queryIndex 0 here).
+ */
+function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): SplitMatch[] {
+  const split: SplitMatch[] = []
+  if (!part.abjad && part.text.length >= 7) {
+    // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
+    for (let cut = 3; cut <= part.text.length - 3; cut++) {
+      const left = splitHalfTokens(fuzzy, part.text.slice(0, cut), true)
+      if (left.size === 0) continue
+      const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
+      if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
+      for (const leftId of left)
+        for (const rightId of right) split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
+    }
+    threeWaySplits(fuzzy, part.text, 0, split)
+  }
+  for (let cut = 2; cut <= part.text.length - 2; cut++) {
+    const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
+    const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
+    if (leftId !== undefined && rightId !== undefined)
+      split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
+  }
+  return split
+}
+
+/** What joinedAt reads of a part (its role, script kind and text). */
+function joinKey(part: QueryPart | undefined): string {
+  return part ? `${part.role} ${part.abjad ? 'a' : 'l'} ${part.text}` : ''
+}
+
+/**
+ * Joined and split words of the whole query (joinedAt and splitsOf at each place), from the
+ * index's word memos when the same words were screened before.
+ */
 function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
+  const memos = memosOf(fuzzy)
   const joined: JoinedMatch[] = []
   const split: SplitMatch[] = []
   for (let i = 0; i + 1 < parts.length; i++) {
     const a = parts[i]!
     const b = parts[i + 1]!
     if (IGNORED_ROLES.has(a.role) || IGNORED_ROLES.has(b.role) || a.role === 'particle') continue
-    if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
-      // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
-      const skeletons = consonantSkeletons(a.text + b.text)
-      const found = new Set<number>()
-      for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
-      for (const id of found) {
-        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
-        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim })
-      }
-    }
     const c = parts[i + 2]
-    if (c && !a.abjad && !c.abjad && a.role === 'name' && b.role === 'article' && c.role === 'name') {
-      // Three Latin words with the article in the middle against one Arabic word: the compound
-      // names "Abd al Majid" / عبدالمجيد, "Nasir al Din" / ناصرالدين, "Abd el Halim" / عبدالحليم.
-      const text = a.text + b.text + c.text
-      const skeletons = consonantSkeletons(text)
-      for (const id of tokensBySkeletons(fuzzy, skeletons)) {
-        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], text)
-        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 2, tokenId: id, sim })
-      }
-    }
-    const text = a.text + b.text
-    const exact = fuzzy.tokenIds.get(text)
-    if (exact !== undefined)
-      joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: exact, sim: SPLIT_SIMILARITY })
-    else if (text.length >= 6) {
-      for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
-        const token = fuzzy.tokens[id]!
-        if (Math.abs(token.length - text.length) > 1) continue
-        const sim = wordSimilarity(text, token)
-        if (sim >= 0.9)
-          joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
-      }
+    // c matters only as the third word of "Abd al Majid" (b an article).
+    const key = `${joinKey(a)}|${joinKey(b)}|${b.role === 'article' ? joinKey(c) : ''}`
+    for (const match of memos.joined.get(key, () => joinedAt(fuzzy, a, b, c))) {
+      joined.push({ queryIndex: i, lastIndex: i + match.lastIndex, tokenId: match.tokenId, sim: match.sim })
     }
   }
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     if (part.role !== 'name' || part.text.length < 5) continue
-    if (!part.abjad && part.text.length >= 7) {
-      // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
-      for (let cut = 3; cut <= part.text.length - 3; cut++) {
-        const left = splitHalfTokens(fuzzy, part.text.slice(0, cut), true)
-        if (left.size === 0) continue
-        const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
-        if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
-        for (const leftId of left)
-          for (const rightId of right) split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
-      }
-      threeWaySplits(fuzzy, part.text, i, split)
-    }
-    for (let cut = 2; cut <= part.text.length - 2; cut++) {
-      const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
-      const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
-      if (leftId !== undefined && rightId !== undefined)
-        split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
+    for (const match of memos.splits.get(comparisonKey(part), () => splitsOf(fuzzy, part))) {
+      split.push({ queryIndex: i, leftId: match.leftId, rightId: match.rightId, thirdId: match.thirdId })
     }
   }
   return { joined, split }
