@@ -11,7 +11,7 @@ describe('createBoundedMemo', () => {
     expect(calls).toBe(1)
   })
 
-  it('drops the least recently used answer first, a hit counting as a use', () => {
+  it('drops an answer not asked for since it was kept before one asked for again', () => {
     const memo = createBoundedMemo<number>(2)
     memo.get('a', () => 1)
     memo.get('b', () => 2)
@@ -22,7 +22,21 @@ describe('createBoundedMemo', () => {
     expect(memo.get('b', () => 20)).toBe(20)
   })
 
+  it('still makes room when every answer held was asked for again', () => {
+    const memo = createBoundedMemo<number>(2)
+    memo.get('a', () => 1)
+    memo.get('b', () => 2)
+    memo.get('a', () => -1)
+    memo.get('b', () => -2)
+    memo.get('c', () => 3) // both get their second chance, then a (the oldest) goes
+    expect(memo.size).toBe(2)
+    expect(memo.get('b', () => -2)).toBe(2)
+    expect(memo.get('c', () => -3)).toBe(3)
+    expect(memo.get('a', () => 10)).toBe(10)
+  })
+
   it('holds at most its capacity in cost units, and keeps no answer larger than all of it', () => {
+    // (none of these is asked for twice, so the oldest go first)
     const memo = createBoundedMemo<number[]>(10, (value) => value.length)
     memo.get('four', () => [1, 2, 3, 4])
     memo.get('five', () => [1, 2, 3, 4, 5])
