@@ -598,7 +598,7 @@ export function consonantSkeletons(text: string): readonly string[] {
  * consonantSkeletons' answers for the words screened lately: every query word, and the halves
  * the split search cuts long words into, is read again by the next screen that has it.
  */
-const skeletonMemo = createBoundedMemo<readonly string[]>(16_384)
+const skeletonMemo = createBoundedMemo<readonly string[]>(8_192)
 
 function readSkeletons(text: string): string[] {
   const units: Array<readonly string[]> = []

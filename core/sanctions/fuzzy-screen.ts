@@ -472,11 +472,13 @@ function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
 }
 
 /**
- * How much each of a fuzzy index's word memos holds, in answers plus the listed tokens they
- * name (a word pairs with 5 listed tokens at the median and under 70 at most on the
- * evaluation set): a few thousand words each, a few MB in all (NAME_MATCHING.md).
+ * What a fuzzy index's word memos hold at most, in answers plus the listed tokens or pairs they
+ * name: a word pairs with 5 listed tokens at the median and under 70 at most on the evaluation
+ * set, and most words and word pairs are never written joined or split (an empty answer, one
+ * unit). Full, they take about 5 MB of heap (bench:matching-speed, word_memos).
  */
-const WORD_MEMO_UNITS = 32_768
+const COMPARISON_MEMO_UNITS = 16_384
+const JOIN_SPLIT_MEMO_UNITS = 4_096
 
 /**
  * What a fuzzy index remembers of the query words it has compared, dropped with it when the
@@ -498,9 +500,9 @@ function memosOf(fuzzy: FuzzyIndex): WordMemos {
   let memos = wordMemos.get(fuzzy)
   if (!memos) {
     memos = {
-      comparisons: createBoundedMemo(WORD_MEMO_UNITS, (matches) => 1 + matches.size),
-      joined: createBoundedMemo(WORD_MEMO_UNITS, (matches) => 1 + matches.length),
-      splits: createBoundedMemo(WORD_MEMO_UNITS, (matches) => 1 + matches.length),
+      comparisons: createBoundedMemo(COMPARISON_MEMO_UNITS, (matches) => 1 + matches.size),
+      joined: createBoundedMemo(JOIN_SPLIT_MEMO_UNITS, (matches) => 1 + matches.length),
+      splits: createBoundedMemo(JOIN_SPLIT_MEMO_UNITS, (matches) => 1 + matches.length),
     }
     wordMemos.set(fuzzy, memos)
   }
@@ -517,6 +519,18 @@ export function forgetFuzzyWordMemos(index: SanctionsIndex): void {
   forgetNameAnalysisAnswers()
 }
 
+/** How much the index's word memos hold now: answers and cost units, over all three (benchmarks). */
+export function fuzzyWordMemoHolding(index: SanctionsIndex): { answers: number; units: number } {
+  const fuzzy = fuzzyIndexes.get(index)
+  const memos = fuzzy ? wordMemos.get(fuzzy) : undefined
+  if (!memos) return { answers: 0, units: 0 }
+  const all = [memos.comparisons, memos.joined, memos.splits]
+  return {
+    answers: all.reduce((sum, memo) => sum + memo.size, 0),
+    units: all.reduce((sum, memo) => sum + memo.cost, 0),
+  }
+}
+
 /**
  * The listed tokens a name word pairs with, and how (only those at PART_FLOOR or more), in the
  * order the candidates were found (the order candidateNames reads them in).
@@ -527,7 +541,7 @@ function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<
     const result = compareNameParts(part, listedPart(fuzzy, id), (flags & VIA_PHONETIC) !== 0)
     if (result) matches.set(id, result)
   }
-  return matches
+  return matches.size > 0 ? matches : NO_MATCHES
 }
 
 /**
@@ -539,7 +553,10 @@ function comparisonKey(part: QueryPart): string {
   return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : `l ${part.text}`
 }
 
+/** The empty answers, one each, so that the many words with none hold no array of their own. */
 const NO_MATCHES: ReadonlyMap<number, PairResult> = new Map()
+const NO_JOINED: readonly JoinedMatch[] = Object.freeze([])
+const NO_SPLITS: readonly SplitMatch[] = Object.freeze([])
 
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
   const memo = memosOf(fuzzy).comparisons
@@ -639,7 +656,12 @@ function threeWaySplits(fuzzy: FuzzyIndex, text: string, queryIndex: number, spl
  * one Arabic-script word, three with the article in the middle, two words joined. Reads those
  * parts alone (queryIndex 0 here; the caller places them).
  */
-function joinedAt(fuzzy: FuzzyIndex, a: QueryPart, b: QueryPart, c: QueryPart | undefined): JoinedMatch[] {
+function joinedAt(
+  fuzzy: FuzzyIndex,
+  a: QueryPart,
+  b: QueryPart,
+  c: QueryPart | undefined,
+): readonly JoinedMatch[] {
   const joined: JoinedMatch[] = []
   if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
     // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
@@ -672,14 +694,14 @@ function joinedAt(fuzzy: FuzzyIndex, a: QueryPart, b: QueryPart, c: QueryPart | 
       if (sim >= 0.9) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
     }
   }
-  return joined
+  return joined.length > 0 ? joined : NO_JOINED
 }
 
 /**
  * The listed words a name part of five letters or more may be split into: two or three
  * Arabic-script words for a long Latin word, two listed words for any (queryIndex 0 here).
  */
-function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): SplitMatch[] {
+function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): readonly SplitMatch[] {
   const split: SplitMatch[] = []
   if (!part.abjad && part.text.length >= 7) {
     // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
@@ -699,7 +721,7 @@ function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): SplitMatch[] {
     if (leftId !== undefined && rightId !== undefined)
       split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
   }
-  return split
+  return split.length > 0 ? split : NO_SPLITS
 }
 
 /** What joinedAt reads of a part (its role, script kind and text). */
