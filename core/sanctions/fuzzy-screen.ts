@@ -1124,6 +1124,11 @@ function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number
   return false
 }
 
+/** How many names hold token `t`. */
+function postingCount(fuzzy: FuzzyIndex, t: number): number {
+  return fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
+}
+
 interface Scratch {
   stamp: Uint32Array
   counts: Uint8Array
@@ -1159,9 +1164,10 @@ function candidateNames(
     for (const match of joined) if (match.queryIndex <= q && q <= match.lastIndex) tokens.add(match.tokenId)
     for (const match of split) {
       if (match.queryIndex !== q) continue
-      const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
-      let rarest = postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId
-      if (match.thirdId >= 0 && postings(match.thirdId) < postings(rarest)) rarest = match.thirdId
+      let rarest =
+        postingCount(fuzzy, match.leftId) <= postingCount(fuzzy, match.rightId) ? match.leftId : match.rightId
+      if (match.thirdId >= 0 && postingCount(fuzzy, match.thirdId) < postingCount(fuzzy, rarest))
+        rarest = match.thirdId
       tokens.add(rarest)
     }
     if (tokens.size === 0) continue
@@ -1246,17 +1252,70 @@ function nameOf(fuzzy: FuzzyIndex, entryIndex: number, slot: number): number {
   return -1
 }
 
+/** The words of a name by segment, in one order whatever their order in the name. */
+function bySegment(texts: Array<[string, number]>): string {
+  return texts
+    .map(([text, segment]) => `${segment}:${text}`)
+    .sort()
+    .join(' ')
+}
+
 function segmentsAgree(query: readonly QueryPart[], fuzzy: FuzzyIndex, name: number): boolean {
   const start = fuzzy.partStart[name]!
   const end = fuzzy.partStart[name + 1]!
-  const bySegment = (texts: Array<[string, number]>) =>
-    texts
-      .map(([text, segment]) => `${segment}:${text}`)
-      .sort()
-      .join(' ')
   const listed: Array<[string, number]> = []
   for (let p = start; p < end; p++) listed.push([fuzzy.tokens[fuzzy.partToken[p]!]!, fuzzy.partSegment[p]!])
   return bySegment(query.map((part) => [part.text, part.segment])) === bySegment(listed)
+}
+
+/** Keeps `hit` as its entry's best: a higher name score, or on a tie an exact or word-order match. */
+function offer(best: Map<number, Hit>, hit: Hit): void {
+  const current = best.get(hit.entryIndex)
+  if (
+    current === undefined ||
+    hit.nameScore > current.nameScore ||
+    (hit.nameScore === current.nameScore && hit.always && !current.always)
+  ) {
+    best.set(hit.entryIndex, hit)
+  }
+}
+
+/**
+ * The exact screen's matches of one kind (the names under `refs`), with their exact-mode scores
+ * and a breakdown; a word-order match across a patronymic particle does not count.
+ */
+function offerExact(
+  index: SanctionsIndex,
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  best: Map<number, Hit>,
+  refs: readonly number[] | undefined,
+  type: 'name_exact' | 'name_tokens',
+): void {
+  for (const ref of refs ?? []) {
+    const entryIndex = Math.floor(ref / REF_SLOTS)
+    const slot = ref % REF_SLOTS
+    const fuzzyName = nameOf(fuzzy, entryIndex, slot)
+    if (type === 'name_tokens' && fuzzyName >= 0 && !segmentsAgree(query, fuzzy, fuzzyName)) continue
+    const alias = aliasOf(index.entries[entryIndex]!, slot)
+    const tier =
+      alias === undefined || (alias.kind === 'original_script' && alias.quality === undefined) || !alias.kind
+        ? MATCH_SCORES.primary
+        : isWeak(alias)
+          ? MATCH_SCORES.weakAlias
+          : MATCH_SCORES.strongAlias
+    const person = index.entries[entryIndex]!.entry_type === 'person'
+    const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
+    const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
+    offer(best, {
+      entryIndex,
+      slot,
+      type,
+      nameScore: Math.max(tier[type], (detail?.score ?? 0) * factor),
+      always: true,
+      detail,
+    })
+  }
 }
 
 /**
@@ -1278,52 +1337,14 @@ export function screenNameFuzzy(
         : 'any'
   const query = analyseQuery(fuzzy, name, kind)
   const best = new Map<number, Hit>()
-  const offer = (hit: Hit) => {
-    const current = best.get(hit.entryIndex)
-    if (
-      current === undefined ||
-      hit.nameScore > current.nameScore ||
-      (hit.nameScore === current.nameScore && hit.always && !current.always)
-    ) {
-      best.set(hit.entryIndex, hit)
-    }
-  }
 
   // Exact and word-order matches, as the exact screen finds them (same keys, same scores);
   // word order across a patronymic particle does not count ("Salman bin Muhammad" is not
   // "Muhammad bin Salman").
   const keys = nameKeys(name)
   if (keys) {
-    const consider = (refs: readonly number[] | undefined, type: 'name_exact' | 'name_tokens') => {
-      for (const ref of refs ?? []) {
-        const entryIndex = Math.floor(ref / REF_SLOTS)
-        const slot = ref % REF_SLOTS
-        const fuzzyName = nameOf(fuzzy, entryIndex, slot)
-        if (type === 'name_tokens' && fuzzyName >= 0 && !segmentsAgree(query, fuzzy, fuzzyName)) continue
-        const alias = aliasOf(index.entries[entryIndex]!, slot)
-        const tier =
-          alias === undefined ||
-          (alias.kind === 'original_script' && alias.quality === undefined) ||
-          !alias.kind
-            ? MATCH_SCORES.primary
-            : isWeak(alias)
-              ? MATCH_SCORES.weakAlias
-              : MATCH_SCORES.strongAlias
-        const person = index.entries[entryIndex]!.entry_type === 'person'
-        const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
-        const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
-        offer({
-          entryIndex,
-          slot,
-          type,
-          nameScore: Math.max(tier[type], (detail?.score ?? 0) * factor),
-          always: true,
-          detail,
-        })
-      }
-    }
-    consider(index.byExactName.get(keys.exact), 'name_exact')
-    consider(index.byTokenKey.get(keys.tokens), 'name_tokens')
+    offerExact(index, fuzzy, query, best, index.byExactName.get(keys.exact), 'name_exact')
+    offerExact(index, fuzzy, query, best, index.byTokenKey.get(keys.tokens), 'name_tokens')
   }
 
   const { joined, split } = joinedAndSplit(fuzzy, query)
@@ -1358,7 +1379,7 @@ export function screenNameFuzzy(
         : detail.pairs.some((pair) => pair.method === 'phonetic' || pair.method === 'variant')
           ? 'name_phonetic'
           : 'name_fuzzy'
-    offer({ entryIndex, slot, type, nameScore, always: false, detail })
+    offer(best, { entryIndex, slot, type, nameScore, always: false, detail })
   }
 
   const country = options.country?.toUpperCase()
@@ -1397,6 +1418,18 @@ export function screenNameFuzzy(
   }
 }
 
+/** A listed part's text (folded, transliterated). */
+function listedText(fuzzy: FuzzyIndex, p: number): string {
+  return fuzzy.tokens[fuzzy.partToken[p]!]!
+}
+
+/** Listed parts l0..l1 (l1 = -1: l0 alone), as one text. */
+function listedRange(fuzzy: FuzzyIndex, l0: number, l1: number): string {
+  const texts = [listedText(fuzzy, l0)]
+  for (let p = l0 + 1; p <= l1; p++) texts.push(listedText(fuzzy, p))
+  return texts.join(' ')
+}
+
 function toMatch(
   index: SanctionsIndex,
   fuzzy: FuzzyIndex,
@@ -1411,15 +1444,10 @@ function toMatch(
   const listedName = alias ? alias.name : entry.name
   const detail = hit.detail
   const name = nameOf(fuzzy, hit.entryIndex, hit.slot)
-  const listedText = (p: number) => fuzzy.tokens[fuzzy.partToken[p]!]!
-  const listedRange = (l0: number, l1: number) => {
-    const texts = [listedText(l0)]
-    for (let p = l0 + 1; p <= l1; p++) texts.push(listedText(p))
-    return texts.join(' ')
-  }
   const listedParts: string[] = []
   if (name >= 0) {
-    for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) listedParts.push(listedText(p))
+    for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++)
+      listedParts.push(listedText(fuzzy, p))
   }
   return {
     ...baseMatch(entry),
@@ -1437,15 +1465,15 @@ function toMatch(
           .slice(pair.q0, (pair.q1 >= 0 ? pair.q1 : pair.q0) + 1)
           .map((part) => part.text)
           .join(' '),
-        listed: listedRange(pair.l0, pair.l1),
+        listed: listedRange(fuzzy, pair.l0, pair.l1),
         similarity: round(pair.sim),
         method: pair.method,
       })),
       unmatched_query_parts: (detail?.unmatchedQuery ?? []).map((q) => query[q]!.text),
-      unmatched_listed_parts: (detail?.unmatchedListed ?? []).map(listedText),
+      unmatched_listed_parts: (detail?.unmatchedListed ?? []).map((p) => listedText(fuzzy, p)),
       ignored_parts: [
         ...query.filter((part) => IGNORED_ROLES.has(part.role)).map((part) => part.text),
-        ...(detail?.ignoredListed ?? []).map(listedText),
+        ...(detail?.ignoredListed ?? []).map((p) => listedText(fuzzy, p)),
       ],
       alias_factor: isWeak(alias) ? WEAK_ALIAS_FACTOR : 1,
       evidence: adjustments,
