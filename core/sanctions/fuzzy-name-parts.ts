@@ -242,7 +242,7 @@ const closeToCache = new Map<readonly string[], Map<string, boolean>>()
 const CLOSE_TO_CACHE_MAX = 100_000
 
 /**
- * Drops the answers kept per word (closeTo, phraseFormsOf, consonantSkeletons): called when an
+ * Drops the answers kept per word (closeTo, phraseFormsOf, consonantSkeletons, skeletonLetters): called when an
  * index build is done, so the memory the build's words take lasts as long as the build, not as
  * long as the index.
  */
@@ -250,6 +250,7 @@ export function forgetNameAnalysisAnswers(): void {
   closeToCache.clear()
   phraseFormsCache.clear()
   skeletonMemo.clear()
+  letterMemo.clear()
 }
 
 function closeTo(word: string, forms: readonly string[]): boolean {
@@ -506,6 +507,16 @@ const SKELETON_DIGRAPHS: ReadonlyArray<readonly [RegExp, string]> = [
 
 /** Letters one Arabic or Persian letter is spelled with in Latin, merged into one class (vowels kept). */
 export function skeletonLetters(text: string): string {
+  return letterMemo.get(text, () => mergeSkeletonLetters(text))
+}
+
+/**
+ * skeletonLetters' answers for the words read lately: the split search compares each half of a
+ * long query word with many short listed words, letter class by letter class.
+ */
+const letterMemo = createBoundedMemo<string>(8_192)
+
+function mergeSkeletonLetters(text: string): string {
   let value = text
   for (const [pattern, replacement] of SKELETON_DIGRAPHS) value = value.replace(pattern, replacement)
   return value.replace(/[qcg]/g, 'k').replace(/z/g, 'd').replace(/p/g, 'b')

@@ -472,13 +472,16 @@ function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
 }
 
 /**
- * What a fuzzy index's word memos hold at most, in answers plus the listed tokens or pairs they
- * name: a word pairs with 5 listed tokens at the median and under 70 at most on the evaluation
- * set, and most words and word pairs are never written joined or split (an empty answer, one
- * unit). Full, they take about 5 MB of heap (bench:matching-speed, word_memos).
+ * What a fuzzy index's word memos hold at most, in answers plus the listed tokens or splits
+ * they name: a word pairs with 5 listed tokens at the median and under 70 at most on the
+ * evaluation set; most words and word pairs are never written joined (an empty answer, one
+ * unit); a long Latin word reads as two or three Arabic-script words in up to hundreds of ways
+ * (90 at the 90th percentile, 600 at the 99th; 12 bytes each, in a typed array). Full, they
+ * take a few MB of heap (bench:matching-speed, word_memos).
  */
 const COMPARISON_MEMO_UNITS = 16_384
-const JOIN_SPLIT_MEMO_UNITS = 4_096
+const JOINED_MEMO_UNITS = 4_096
+const SPLIT_MEMO_UNITS = 65_536
 
 /**
  * What a fuzzy index remembers of the query words it has compared, dropped with it when the
@@ -491,7 +494,7 @@ interface WordMemos {
   /** Per pair of adjacent words (three with an article in the middle): joinedAt. */
   joined: BoundedMemo<readonly JoinedMatch[]>
   /** Per word: splitsOf. */
-  splits: BoundedMemo<readonly SplitMatch[]>
+  splits: BoundedMemo<Int32Array>
 }
 
 const wordMemos = new WeakMap<FuzzyIndex, WordMemos>()
@@ -501,8 +504,8 @@ function memosOf(fuzzy: FuzzyIndex): WordMemos {
   if (!memos) {
     memos = {
       comparisons: createBoundedMemo(COMPARISON_MEMO_UNITS, (matches) => 1 + matches.size),
-      joined: createBoundedMemo(JOIN_SPLIT_MEMO_UNITS, (matches) => 1 + matches.length),
-      splits: createBoundedMemo(JOIN_SPLIT_MEMO_UNITS, (matches) => 1 + matches.length),
+      joined: createBoundedMemo(JOINED_MEMO_UNITS, (matches) => 1 + matches.length),
+      splits: createBoundedMemo(SPLIT_MEMO_UNITS, (ids) => 1 + ids.length / 3),
     }
     wordMemos.set(fuzzy, memos)
   }
@@ -556,7 +559,7 @@ function comparisonKey(part: QueryPart): string {
 /** The empty answers, one each, so that the many words with none hold no array of their own. */
 const NO_MATCHES: ReadonlyMap<number, PairResult> = new Map()
 const NO_JOINED: readonly JoinedMatch[] = Object.freeze([])
-const NO_SPLITS: readonly SplitMatch[] = Object.freeze([])
+const NO_SPLITS = new Int32Array(0)
 
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
   const memo = memosOf(fuzzy).comparisons
@@ -699,9 +702,10 @@ function joinedAt(
 
 /**
  * The listed words a name part of five letters or more may be split into: two or three
- * Arabic-script words for a long Latin word, two listed words for any (queryIndex 0 here).
+ * Arabic-script words for a long Latin word, two listed words for any; as triples of token ids
+ * (left, right, third or -1), in the order they were found.
  */
-function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): readonly SplitMatch[] {
+function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): Int32Array {
   const split: SplitMatch[] = []
   if (!part.abjad && part.text.length >= 7) {
     // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
@@ -721,7 +725,15 @@ function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): readonly SplitMatch[] {
     if (leftId !== undefined && rightId !== undefined)
       split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
   }
-  return split.length > 0 ? split : NO_SPLITS
+  if (split.length === 0) return NO_SPLITS
+  // Three ids a split, in a typed array: long words have hundreds of readings, and the memo keeps them.
+  const ids = new Int32Array(split.length * 3)
+  split.forEach((match, i) => {
+    ids[3 * i] = match.leftId
+    ids[3 * i + 1] = match.rightId
+    ids[3 * i + 2] = match.thirdId
+  })
+  return ids
 }
 
 /** What joinedAt reads of a part (its role, script kind and text). */
@@ -751,8 +763,9 @@ function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     if (part.role !== 'name' || part.text.length < 5) continue
-    for (const match of memos.splits.get(comparisonKey(part), () => splitsOf(fuzzy, part))) {
-      split.push({ queryIndex: i, leftId: match.leftId, rightId: match.rightId, thirdId: match.thirdId })
+    const ids = memos.splits.get(comparisonKey(part), () => splitsOf(fuzzy, part))
+    for (let at = 0; at < ids.length; at += 3) {
+      split.push({ queryIndex: i, leftId: ids[at]!, rightId: ids[at + 1]!, thirdId: ids[at + 2]! })
     }
   }
   return { joined, split }
