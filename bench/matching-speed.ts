@@ -8,7 +8,11 @@
  * - in_process: per-screen latency (mean, median, p95, p99, in ms) of screenName (exact) and
  *   screenNameFuzzy (default threshold) over the same queries, interleaved (a quarter listed
  *   names, a quarter typos and other spellings, half names on no list; from the evaluation
- *   generator, seed 3);
+ *   generator, seed 3), three rounds, as a service runs them: the fuzzy screen remembers what
+ *   each word it saw pairs with (its word memos), so later rounds find most words remembered;
+ *   fuzzy_cold_ms: the same queries once more with the memos forgotten before each screen
+ *   (every word compared afresh: a name made only of words no earlier screen had);
+ * - word_memos: what the memos hold after 3,600 more queries (seed 2), and its heap share;
  * - http: POST /v1/sanctions/screen with a live key over keep-alive (autocannon in a second
  *   process, CONNECTIONS connections for DURATION_S seconds each), exact bodies then fuzzy
  *   bodies, on one service (PGlite) holding the three lists.
@@ -17,7 +21,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fuzzyIndexOf, screenNameFuzzy } from '../core/sanctions/fuzzy-screen.ts'
+import {
+  forgetFuzzyWordMemos,
+  fuzzyIndexOf,
+  fuzzyWordMemoHolding,
+  screenNameFuzzy,
+} from '../core/sanctions/fuzzy-screen.ts'
 import { buildSanctionsIndexFromEntries } from '../core/sanctions/sanctions-index.ts'
 import { screenName } from '../core/sanctions/sanctions-screen.ts'
 import { createDatabase } from '../core/store/database.ts'
@@ -93,6 +102,25 @@ async function main(): Promise<void> {
     }
   }
 
+  const fuzzyColdMs: number[] = []
+  for (const name of names) {
+    forgetFuzzyWordMemos(index)
+    const start = performance.now()
+    screenNameFuzzy(index, name)
+    fuzzyColdMs.push(performance.now() - start)
+  }
+  // The memos' memory once thousands of other names were screened (bounded by cost units).
+  for (const query of generateEvaluationSet(entries, { seed: 2, perPositiveKind: 300, perNegativeKind: 300 })
+    .queries) {
+    screenNameFuzzy(index, query.name)
+  }
+  collect()
+  const withMemos = used()
+  const holding = fuzzyWordMemoHolding(index)
+  forgetFuzzyWordMemos(index)
+  collect()
+  const memoMb = (withMemos - used()) / 1e6
+
   // Over HTTP: one service with the three lists, a live key, exact then fuzzy bodies.
   const dir = mkdtempSync(path.join(tmpdir(), 'matching-speed-'))
   try {
@@ -161,7 +189,9 @@ async function main(): Promise<void> {
           queries: exactMs.length,
           exact_ms: summary(exactMs),
           fuzzy_ms: summary(fuzzyMs),
+          fuzzy_cold_ms: summary(fuzzyColdMs),
         },
+        word_memos: { ...holding, heap_mb: round(memoMb, 1) },
         http: {
           connections: CONNECTIONS,
           duration_s: DURATION_S,

@@ -13,11 +13,19 @@
  *   both modes x the account price, the same for both);
  * - restart: the service is closed and started again on the same database; time until the index
  *   is ready (target < 1 s), without reading any list source.
- * Env: DURATION_S (default 10), CONNECTIONS (default 10), SHARED_DIR.
+ * CPU: the process's own CPU time (user + system: the service and its database; autocannon runs
+ * in another process) per request of each screen run, which a machine shared with other work
+ * changes far less than requests per second.
+ * Env: DURATION_S (default 10), CONNECTIONS (default 10), SHARED_DIR; SANCTIONS_HTTP_CPU_PROF=<folder>
+ * writes a CPU profile of each screen run there (exact-screen.cpuprofile, fuzzy-screen.cpuprofile).
  */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
+import { loadavg } from 'node:os'
+import path from 'node:path'
 import { PRICES } from '../core/payments/pricing.ts'
 import { createService } from '../server/compose.ts'
-import { runHttpLoad } from '../test/support/http-load.ts'
+import { type HttpLoadFigures, runHttpLoad } from '../test/support/http-load.ts'
 import { listen } from '../test/support/serve.ts'
 import { testConfig } from '../test/support/test-config.ts'
 import { benchDatabase } from './support/bench-database.ts'
@@ -28,6 +36,34 @@ const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
+
+/**
+ * Runs one measured load with this process's CPU time counted (and, with SANCTIONS_HTTP_CPU_PROF,
+ * profiled by the inspector's sampling profiler): returns the figures and CPU ms per request.
+ */
+async function measured<T extends HttpLoadFigures>(
+  label: string,
+  run: () => Promise<T>,
+): Promise<{ figures: T; cpuMsPerRequest: number }> {
+  const profileDir = process.env.SANCTIONS_HTTP_CPU_PROF
+  const session = profileDir ? new Session() : undefined
+  if (session) {
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.start')
+  }
+  const cpuAtStart = process.cpuUsage()
+  const figures = await run()
+  const used = process.cpuUsage(cpuAtStart)
+  if (session) {
+    const { profile } = await session.post('Profiler.stop')
+    mkdirSync(profileDir!, { recursive: true })
+    writeFileSync(path.join(profileDir!, `${label}.cpuprofile`), JSON.stringify(profile))
+    session.disconnect()
+  }
+  const cpuMsPerRequest = round((used.user + used.system) / 1000 / Math.max(1, figures.total), 3)
+  return { figures, cpuMsPerRequest }
+}
 
 async function main(): Promise<void> {
   const database = await benchDatabase('sanctions-http-bench-')
@@ -70,8 +106,11 @@ async function main(): Promise<void> {
     })
     const before = (await service.runtime.keys.get(key.key_id))!
     const health = await warmThenMeasure({ ...common, url: `${server.baseUrl}/health`, method: 'GET' })
-    const screen = await screenLoad('exact')
-    const fuzzy = await screenLoad('fuzzy')
+    const exactRun = await measured('exact-screen', () => screenLoad('exact'))
+    const fuzzyRun = await measured('fuzzy-screen', () => screenLoad('fuzzy'))
+    const screen = exactRun.figures
+    const fuzzy = fuzzyRun.figures
+    const loadAverage = loadavg().map((value) => round(value, 2))
     const after = (await service.runtime.keys.get(key.key_id))!
     const charged = before.balanceMicros - after.balanceMicros
     const debited = after.callCount - before.callCount
@@ -99,6 +138,7 @@ async function main(): Promise<void> {
       JSON.stringify({
         command: `npm run bench:sanctions-http -- --db ${dbKind}`,
         database: dbKind,
+        load_average: loadAverage,
         lists: lists.map((list) => ({
           list_key: list.list_key,
           as_of: list.as_of,
@@ -113,6 +153,7 @@ async function main(): Promise<void> {
           fuzzy_screen: fuzzy,
           ratio: round(screen.requests_per_s / health.requests_per_s, 3),
           fuzzy_exact_ratio: round(fuzzy.requests_per_s / screen.requests_per_s, 3),
+          cpu_ms_per_request: { screen: exactRun.cpuMsPerRequest, fuzzy_screen: fuzzyRun.cpuMsPerRequest },
           money_exact: moneyExact,
           charged_micros: charged.toString(),
           debited_calls: Number(debited),

@@ -1,5 +1,6 @@
 import anyAscii from 'any-ascii'
 import { doubleMetaphone } from 'double-metaphone'
+import { createBoundedMemo } from './bounded-memo.ts'
 import { nameTokens } from './name-normaliser.ts'
 import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
 
@@ -241,12 +242,15 @@ const closeToCache = new Map<readonly string[], Map<string, boolean>>()
 const CLOSE_TO_CACHE_MAX = 100_000
 
 /**
- * Drops the legal-form answers kept per word (closeTo, phraseFormsOf): called when an index
- * build is done, so the memory they take lasts as long as the build, not as long as the index.
+ * Drops the answers kept per word (closeTo, phraseFormsOf, consonantSkeletons, skeletonLetters): called when an
+ * index build is done, so the memory the build's words take lasts as long as the build, not as
+ * long as the index.
  */
 export function forgetNameAnalysisAnswers(): void {
   closeToCache.clear()
   phraseFormsCache.clear()
+  skeletonMemo.clear()
+  letterMemo.clear()
 }
 
 function closeTo(word: string, forms: readonly string[]): boolean {
@@ -503,6 +507,16 @@ const SKELETON_DIGRAPHS: ReadonlyArray<readonly [RegExp, string]> = [
 
 /** Letters one Arabic or Persian letter is spelled with in Latin, merged into one class (vowels kept). */
 export function skeletonLetters(text: string): string {
+  return letterMemo.get(text, () => mergeSkeletonLetters(text))
+}
+
+/**
+ * skeletonLetters' answers for the words read lately: the split search compares each half of a
+ * long query word with many short listed words, letter class by letter class.
+ */
+const letterMemo = createBoundedMemo<string>(8_192)
+
+function mergeSkeletonLetters(text: string): string {
   let value = text
   for (const [pattern, replacement] of SKELETON_DIGRAPHS) value = value.replace(pattern, replacement)
   return value.replace(/[qcg]/g, 'k').replace(/z/g, 'd').replace(/p/g, 'b')
@@ -587,7 +601,17 @@ function consonantsOf(letters: string): string {
  * عبدالله, "Fatemeh" / فاطمه); and "Abdul", "Abdel" also without the article's l, for lists
  * that write عبد apart from the next word (عبد الواحد). At most MAX_SKELETON_READINGS.
  */
-export function consonantSkeletons(text: string): string[] {
+export function consonantSkeletons(text: string): readonly string[] {
+  return skeletonMemo.get(text, () => Object.freeze(readSkeletons(text)))
+}
+
+/**
+ * consonantSkeletons' answers for the words screened lately: every query word, and the halves
+ * the split search cuts long words into, is read again by the next screen that has it.
+ */
+const skeletonMemo = createBoundedMemo<readonly string[]>(8_192)
+
+function readSkeletons(text: string): string[] {
   const units: Array<readonly string[]> = []
   for (let at = 0; at < text.length; ) {
     const first = at === 0 ? CONSONANT_GLIDES[text[0]!] : undefined

@@ -6,7 +6,7 @@ import {
   consonantSkeleton,
   consonantSkeletons,
 } from './fuzzy-name-parts.ts'
-import { screenNameFuzzy } from './fuzzy-screen.ts'
+import { forgetFuzzyWordMemos, screenNameFuzzy } from './fuzzy-screen.ts'
 import { areNameVariants, latinFormsOfAbjad } from './given-name-variants.ts'
 import { evidenceAdjustments } from './match-evidence.ts'
 import { buildSanctionsIndexFromEntries } from './sanctions-index.ts'
@@ -576,6 +576,46 @@ describe('screenNameFuzzy', () => {
     expect(ids('Vladimir Ptuin', { birth_date: '1980-01-01' })).toEqual([])
     expect(first('Vladimir Ptuin', { id_number: '100 000 001' })!.match_score).toBe(1)
     expect(ids('Vladimir Ptuin', { entity_type: 'organization' })).toEqual([])
+  })
+})
+
+describe('screenNameFuzzy: word memos', () => {
+  // What a screen remembers of its words (their comparisons, joined and split forms, skeletons)
+  // must give the answer a screen that compares every word afresh gives.
+  const queries: Array<[string, Record<string, unknown>]> = [
+    ['Vladimir Putim', {}],
+    ['Vladimir Ptuin', { birth_date: '1952' }],
+    ['Путин Владимир', {}],
+    ['Mohammed bin Salman', {}],
+    ['Salman bin Muhammad', {}],
+    ['Muhammad Hamdi Sadiq', { threshold: 0.5 }],
+    ['محمد حمدي', {}],
+    ['Bashar al Assad', { entity_type: 'person' }],
+    ['بشار الأسد', {}],
+    // The same letters as the Arabic-script words fold to, typed in Latin: compared another way.
+    ['Bshr Alasd', { threshold: 0.5 }],
+    ['Mhmd Hmdy', { threshold: 0.5 }],
+    ['AlQaida', {}],
+    ['Al Qaida', {}],
+    ['Romashka LLC', {}],
+    ['Zemlyanika Trading Ltd', { country: 'RU' }],
+    ['Hong Gildong', { threshold: 0.99 }],
+    ['John Smith', {}],
+  ]
+  const cold = (name: string, options: Record<string, unknown>) => {
+    forgetFuzzyWordMemos(index)
+    return screenNameFuzzy(index, name, options)
+  }
+
+  it('answers a repeated screen as it answered the first, and as a screen with nothing remembered', () => {
+    const fresh = queries.map(([name, options]) => cold(name, options))
+    forgetFuzzyWordMemos(index)
+    // Every query twice in a row over one memo: the second time each word is remembered.
+    for (let round = 0; round < 2; round++) {
+      queries.forEach(([name, options], i) => {
+        expect(screenNameFuzzy(index, name, options)).toEqual(fresh[i])
+      })
+    }
   })
 })
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { type BoundedMemo, createBoundedMemo } from './bounded-memo.ts'
 import {
   buildFuzzyIndex,
   type FuzzyIndex,
@@ -10,6 +11,7 @@ import {
 import {
   analyseName,
   consonantSkeletons,
+  forgetNameAnalysisAnswers,
   isAbjad,
   type NamePart,
   type NamePartRole,
@@ -212,8 +214,8 @@ interface QueryPart extends NamePart {
   patronymic: boolean
   /** Role weight x rarity of the part in the lists (1 when no listed name has it). */
   weight: number
-  /** Listed token id -> comparison (only those at PART_FLOOR or more). */
-  matches: Map<number, PairResult>
+  /** Listed token id -> comparison (only those at PART_FLOOR or more); shared through the word memo, never changed. */
+  matches: ReadonlyMap<number, PairResult>
 }
 
 /**
@@ -469,8 +471,99 @@ function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
   return { text: fuzzy.tokens[id]!, abjad: skeletons !== undefined, skeletons: skeletons ?? [] }
 }
 
+/**
+ * What a fuzzy index's word memos hold at most, in answers plus the listed tokens or splits
+ * they name: a word pairs with 5 listed tokens at the median and under 70 at most on the
+ * evaluation set; most words and word pairs are never written joined (an empty answer, one
+ * unit); a long Latin word reads as two or three Arabic-script words in up to hundreds of ways
+ * (90 at the 90th percentile, 600 at the 99th; 12 bytes each, in a typed array). Full, they
+ * take a few MB of heap (bench:matching-speed, word_memos).
+ */
+const COMPARISON_MEMO_UNITS = 16_384
+const JOINED_MEMO_UNITS = 4_096
+const SPLIT_MEMO_UNITS = 65_536
+
+/**
+ * What a fuzzy index remembers of the query words it has compared, dropped with it when the
+ * lists are rebuilt: per word, the listed tokens it pairs with (candidateTokens, then
+ * compareNameParts), which depend on the word and the index alone. Names share words (given
+ * names, "trading", "group"), so most of a screen's comparisons were made by an earlier one.
+ */
+interface WordMemos {
+  comparisons: BoundedMemo<ReadonlyMap<number, PairResult>>
+  /** Per pair of adjacent words (three with an article in the middle): joinedAt. */
+  joined: BoundedMemo<readonly JoinedMatch[]>
+  /** Per word: splitsOf. */
+  splits: BoundedMemo<Int32Array>
+}
+
+const wordMemos = new WeakMap<FuzzyIndex, WordMemos>()
+
+function memosOf(fuzzy: FuzzyIndex): WordMemos {
+  let memos = wordMemos.get(fuzzy)
+  if (!memos) {
+    memos = {
+      comparisons: createBoundedMemo(COMPARISON_MEMO_UNITS, (matches) => 1 + matches.size),
+      joined: createBoundedMemo(JOINED_MEMO_UNITS, (matches) => 1 + matches.length),
+      splits: createBoundedMemo(SPLIT_MEMO_UNITS, (ids) => 1 + ids.length / 3),
+    }
+    wordMemos.set(fuzzy, memos)
+  }
+  return memos
+}
+
+/**
+ * Forgets what the index's fuzzy screen remembers of earlier query words, so the next screen
+ * compares every word afresh (benchmarks time that cold case; tests check both agree).
+ */
+export function forgetFuzzyWordMemos(index: SanctionsIndex): void {
+  const fuzzy = fuzzyIndexes.get(index)
+  if (fuzzy) wordMemos.delete(fuzzy)
+  forgetNameAnalysisAnswers()
+}
+
+/** How much the index's word memos hold now: answers and cost units, over all three (benchmarks). */
+export function fuzzyWordMemoHolding(index: SanctionsIndex): { answers: number; units: number } {
+  const fuzzy = fuzzyIndexes.get(index)
+  const memos = fuzzy ? wordMemos.get(fuzzy) : undefined
+  if (!memos) return { answers: 0, units: 0 }
+  const all = [memos.comparisons, memos.joined, memos.splits]
+  return {
+    answers: all.reduce((sum, memo) => sum + memo.size, 0),
+    units: all.reduce((sum, memo) => sum + memo.cost, 0),
+  }
+}
+
+/**
+ * The listed tokens a name word pairs with, and how (only those at PART_FLOOR or more), in the
+ * order the candidates were found (the order candidateNames reads them in).
+ */
+function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<number, PairResult> {
+  const matches = new Map<number, PairResult>()
+  for (const [id, flags] of candidateTokens(fuzzy, part)) {
+    const result = compareNameParts(part, listedPart(fuzzy, id), (flags & VIA_PHONETIC) !== 0)
+    if (result) matches.set(id, result)
+  }
+  return matches.size > 0 ? matches : NO_MATCHES
+}
+
+/**
+ * What compareWithVocabulary reads of a part: its text, and for an Arabic- or Hebrew-script
+ * part its skeletons too (two words of that script may fold to the same Latin letters and read
+ * differently); a Latin part's skeletons follow from its text.
+ */
+function comparisonKey(part: QueryPart): string {
+  return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : `l ${part.text}`
+}
+
+/** The empty answers, one each, so that the many words with none hold no array of their own. */
+const NO_MATCHES: ReadonlyMap<number, PairResult> = new Map()
+const NO_JOINED: readonly JoinedMatch[] = Object.freeze([])
+const NO_SPLITS = new Int32Array(0)
+
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
-  const parts = analyseName(name, kind)
+  const memo = memosOf(fuzzy).comparisons
+  return analyseName(name, kind)
     .parts.slice(0, MAX_PARTS)
     .map((part): QueryPart => {
       const id = part.role === 'name' ? fuzzy.tokenIds.get(part.text) : undefined
@@ -478,17 +571,12 @@ function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organiz
       const abjad = isAbjad(part.script)
       const skeletons = abjad ? part.skeletons : consonantSkeletons(part.text)
       const patronymic = part.role === 'name' && SLAVIC_PATRONYMIC.test(part.text)
-      return { ...part, abjad, skeletons, weight, patronymic, matches: new Map() }
+      const analysed: QueryPart = { ...part, abjad, skeletons, weight, patronymic, matches: NO_MATCHES }
+      if (part.role === 'name') {
+        analysed.matches = memo.get(comparisonKey(analysed), () => compareWithVocabulary(fuzzy, analysed))
+      }
+      return analysed
     })
-  for (const part of parts) {
-    if (part.role !== 'name') continue
-    for (const [id, flags] of candidateTokens(fuzzy, part)) {
-      const listed = listedPart(fuzzy, id)
-      const result = compareNameParts(part, listed, (flags & VIA_PHONETIC) !== 0)
-      if (result) part.matches.set(id, result)
-    }
-  }
-  return parts
 }
 
 /** Two adjacent query parts written as one listed part ("al qaida" / "alqaida"). */
@@ -566,68 +654,118 @@ function threeWaySplits(fuzzy: FuzzyIndex, text: string, queryIndex: number, spl
   }
 }
 
+/**
+ * The listed words query parts i, i + 1 (and i + 2) may be written as: two Latin words against
+ * one Arabic-script word, three with the article in the middle, two words joined. Reads those
+ * parts alone (queryIndex 0 here; the caller places them).
+ */
+function joinedAt(
+  fuzzy: FuzzyIndex,
+  a: QueryPart,
+  b: QueryPart,
+  c: QueryPart | undefined,
+): readonly JoinedMatch[] {
+  const joined: JoinedMatch[] = []
+  if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
+    // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
+    const skeletons = consonantSkeletons(a.text + b.text)
+    const found = new Set<number>()
+    for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
+    for (const id of found) {
+      const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
+      if (sim >= PART_FLOOR) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim })
+    }
+  }
+  if (c && !a.abjad && !c.abjad && a.role === 'name' && b.role === 'article' && c.role === 'name') {
+    // Three Latin words with the article in the middle against one Arabic word: the compound
+    // names "Abd al Majid" / عبدالمجيد, "Nasir al Din" / ناصرالدين, "Abd el Halim" / عبدالحليم.
+    const text = a.text + b.text + c.text
+    const skeletons = consonantSkeletons(text)
+    for (const id of tokensBySkeletons(fuzzy, skeletons)) {
+      const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], text)
+      if (sim >= PART_FLOOR) joined.push({ queryIndex: 0, lastIndex: 2, tokenId: id, sim })
+    }
+  }
+  const text = a.text + b.text
+  const exact = fuzzy.tokenIds.get(text)
+  if (exact !== undefined) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: exact, sim: SPLIT_SIMILARITY })
+  else if (text.length >= 6) {
+    for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
+      const token = fuzzy.tokens[id]!
+      if (Math.abs(token.length - text.length) > 1) continue
+      const sim = wordSimilarity(text, token)
+      if (sim >= 0.9) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
+    }
+  }
+  return joined.length > 0 ? joined : NO_JOINED
+}
+
+/**
+ * The listed words a name part of five letters or more may be split into: two or three
+ * Arabic-script words for a long Latin word, two listed words for any; as triples of token ids
+ * (left, right, third or -1), in the order they were found.
+ */
+function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): Int32Array {
+  const split: SplitMatch[] = []
+  if (!part.abjad && part.text.length >= 7) {
+    // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
+    for (let cut = 3; cut <= part.text.length - 3; cut++) {
+      const left = splitHalfTokens(fuzzy, part.text.slice(0, cut), true)
+      if (left.size === 0) continue
+      const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
+      if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
+      for (const leftId of left)
+        for (const rightId of right) split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
+    }
+    threeWaySplits(fuzzy, part.text, 0, split)
+  }
+  for (let cut = 2; cut <= part.text.length - 2; cut++) {
+    const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
+    const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
+    if (leftId !== undefined && rightId !== undefined)
+      split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
+  }
+  if (split.length === 0) return NO_SPLITS
+  // Three ids a split, in a typed array: long words have hundreds of readings, and the memo keeps them.
+  const ids = new Int32Array(split.length * 3)
+  split.forEach((match, i) => {
+    ids[3 * i] = match.leftId
+    ids[3 * i + 1] = match.rightId
+    ids[3 * i + 2] = match.thirdId
+  })
+  return ids
+}
+
+/** What joinedAt reads of a part (its role, script kind and text). */
+function joinKey(part: QueryPart | undefined): string {
+  return part ? `${part.role} ${part.abjad ? 'a' : 'l'} ${part.text}` : ''
+}
+
+/**
+ * Joined and split words of the whole query (joinedAt and splitsOf at each place), from the
+ * index's word memos when the same words were screened before.
+ */
 function joinedAndSplit(fuzzy: FuzzyIndex, parts: readonly QueryPart[]) {
+  const memos = memosOf(fuzzy)
   const joined: JoinedMatch[] = []
   const split: SplitMatch[] = []
   for (let i = 0; i + 1 < parts.length; i++) {
     const a = parts[i]!
     const b = parts[i + 1]!
     if (IGNORED_ROLES.has(a.role) || IGNORED_ROLES.has(b.role) || a.role === 'particle') continue
-    if (!a.abjad && !b.abjad && a.role === 'name' && b.role === 'name') {
-      // Two Latin words against one Arabic word ("Abdul Latif" / عبداللطيف).
-      const skeletons = consonantSkeletons(a.text + b.text)
-      const found = new Set<number>()
-      for (const skeleton of skeletons) for (const id of fuzzy.bySkeleton.get(skeleton) ?? []) found.add(id)
-      for (const id of found) {
-        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], a.text + b.text)
-        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim })
-      }
-    }
     const c = parts[i + 2]
-    if (c && !a.abjad && !c.abjad && a.role === 'name' && b.role === 'article' && c.role === 'name') {
-      // Three Latin words with the article in the middle against one Arabic word: the compound
-      // names "Abd al Majid" / عبدالمجيد, "Nasir al Din" / ناصرالدين, "Abd el Halim" / عبدالحليم.
-      const text = a.text + b.text + c.text
-      const skeletons = consonantSkeletons(text)
-      for (const id of tokensBySkeletons(fuzzy, skeletons)) {
-        const sim = skeletonSimilarity(skeletons, fuzzy.tokenSkeleton.get(id) ?? [], text)
-        if (sim >= PART_FLOOR) joined.push({ queryIndex: i, lastIndex: i + 2, tokenId: id, sim })
-      }
-    }
-    const text = a.text + b.text
-    const exact = fuzzy.tokenIds.get(text)
-    if (exact !== undefined)
-      joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: exact, sim: SPLIT_SIMILARITY })
-    else if (text.length >= 6) {
-      for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
-        const token = fuzzy.tokens[id]!
-        if (Math.abs(token.length - text.length) > 1) continue
-        const sim = wordSimilarity(text, token)
-        if (sim >= 0.9)
-          joined.push({ queryIndex: i, lastIndex: i + 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
-      }
+    // c matters only as the third word of "Abd al Majid" (b an article).
+    const key = `${joinKey(a)}|${joinKey(b)}|${b.role === 'article' ? joinKey(c) : ''}`
+    for (const match of memos.joined.get(key, () => joinedAt(fuzzy, a, b, c))) {
+      joined.push({ queryIndex: i, lastIndex: i + match.lastIndex, tokenId: match.tokenId, sim: match.sim })
     }
   }
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     if (part.role !== 'name' || part.text.length < 5) continue
-    if (!part.abjad && part.text.length >= 7) {
-      // One Latin word against two Arabic ones ("Moradipour" / مرادی پور).
-      for (let cut = 3; cut <= part.text.length - 3; cut++) {
-        const left = splitHalfTokens(fuzzy, part.text.slice(0, cut), true)
-        if (left.size === 0) continue
-        const right = splitHalfTokens(fuzzy, part.text.slice(cut), false)
-        if (right.size === 0 || left.size * right.size > SPLIT_READINGS_CAP) continue
-        for (const leftId of left)
-          for (const rightId of right) split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
-      }
-      threeWaySplits(fuzzy, part.text, i, split)
-    }
-    for (let cut = 2; cut <= part.text.length - 2; cut++) {
-      const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
-      const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
-      if (leftId !== undefined && rightId !== undefined)
-        split.push({ queryIndex: i, leftId, rightId, thirdId: -1 })
+    const ids = memos.splits.get(comparisonKey(part), () => splitsOf(fuzzy, part))
+    for (let at = 0; at < ids.length; at += 3) {
+      split.push({ queryIndex: i, leftId: ids[at]!, rightId: ids[at + 1]!, thirdId: ids[at + 2]! })
     }
   }
   return { joined, split }
@@ -999,6 +1137,11 @@ function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number
   return false
 }
 
+/** How many names hold token `t`. */
+function postingCount(fuzzy: FuzzyIndex, t: number): number {
+  return fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
+}
+
 interface Scratch {
   stamp: Uint32Array
   counts: Uint8Array
@@ -1034,9 +1177,10 @@ function candidateNames(
     for (const match of joined) if (match.queryIndex <= q && q <= match.lastIndex) tokens.add(match.tokenId)
     for (const match of split) {
       if (match.queryIndex !== q) continue
-      const postings = (t: number) => fuzzy.postingStart[t + 1]! - fuzzy.postingStart[t]!
-      let rarest = postings(match.leftId) <= postings(match.rightId) ? match.leftId : match.rightId
-      if (match.thirdId >= 0 && postings(match.thirdId) < postings(rarest)) rarest = match.thirdId
+      let rarest =
+        postingCount(fuzzy, match.leftId) <= postingCount(fuzzy, match.rightId) ? match.leftId : match.rightId
+      if (match.thirdId >= 0 && postingCount(fuzzy, match.thirdId) < postingCount(fuzzy, rarest))
+        rarest = match.thirdId
       tokens.add(rarest)
     }
     if (tokens.size === 0) continue
@@ -1121,17 +1265,70 @@ function nameOf(fuzzy: FuzzyIndex, entryIndex: number, slot: number): number {
   return -1
 }
 
+/** The words of a name by segment, in one order whatever their order in the name. */
+function bySegment(texts: Array<[string, number]>): string {
+  return texts
+    .map(([text, segment]) => `${segment}:${text}`)
+    .sort()
+    .join(' ')
+}
+
 function segmentsAgree(query: readonly QueryPart[], fuzzy: FuzzyIndex, name: number): boolean {
   const start = fuzzy.partStart[name]!
   const end = fuzzy.partStart[name + 1]!
-  const bySegment = (texts: Array<[string, number]>) =>
-    texts
-      .map(([text, segment]) => `${segment}:${text}`)
-      .sort()
-      .join(' ')
   const listed: Array<[string, number]> = []
   for (let p = start; p < end; p++) listed.push([fuzzy.tokens[fuzzy.partToken[p]!]!, fuzzy.partSegment[p]!])
   return bySegment(query.map((part) => [part.text, part.segment])) === bySegment(listed)
+}
+
+/** Keeps `hit` as its entry's best: a higher name score, or on a tie an exact or word-order match. */
+function offer(best: Map<number, Hit>, hit: Hit): void {
+  const current = best.get(hit.entryIndex)
+  if (
+    current === undefined ||
+    hit.nameScore > current.nameScore ||
+    (hit.nameScore === current.nameScore && hit.always && !current.always)
+  ) {
+    best.set(hit.entryIndex, hit)
+  }
+}
+
+/**
+ * The exact screen's matches of one kind (the names under `refs`), with their exact-mode scores
+ * and a breakdown; a word-order match across a patronymic particle does not count.
+ */
+function offerExact(
+  index: SanctionsIndex,
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  best: Map<number, Hit>,
+  refs: readonly number[] | undefined,
+  type: 'name_exact' | 'name_tokens',
+): void {
+  for (const ref of refs ?? []) {
+    const entryIndex = Math.floor(ref / REF_SLOTS)
+    const slot = ref % REF_SLOTS
+    const fuzzyName = nameOf(fuzzy, entryIndex, slot)
+    if (type === 'name_tokens' && fuzzyName >= 0 && !segmentsAgree(query, fuzzy, fuzzyName)) continue
+    const alias = aliasOf(index.entries[entryIndex]!, slot)
+    const tier =
+      alias === undefined || (alias.kind === 'original_script' && alias.quality === undefined) || !alias.kind
+        ? MATCH_SCORES.primary
+        : isWeak(alias)
+          ? MATCH_SCORES.weakAlias
+          : MATCH_SCORES.strongAlias
+    const person = index.entries[entryIndex]!.entry_type === 'person'
+    const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
+    const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
+    offer(best, {
+      entryIndex,
+      slot,
+      type,
+      nameScore: Math.max(tier[type], (detail?.score ?? 0) * factor),
+      always: true,
+      detail,
+    })
+  }
 }
 
 /**
@@ -1153,52 +1350,14 @@ export function screenNameFuzzy(
         : 'any'
   const query = analyseQuery(fuzzy, name, kind)
   const best = new Map<number, Hit>()
-  const offer = (hit: Hit) => {
-    const current = best.get(hit.entryIndex)
-    if (
-      current === undefined ||
-      hit.nameScore > current.nameScore ||
-      (hit.nameScore === current.nameScore && hit.always && !current.always)
-    ) {
-      best.set(hit.entryIndex, hit)
-    }
-  }
 
   // Exact and word-order matches, as the exact screen finds them (same keys, same scores);
   // word order across a patronymic particle does not count ("Salman bin Muhammad" is not
   // "Muhammad bin Salman").
   const keys = nameKeys(name)
   if (keys) {
-    const consider = (refs: readonly number[] | undefined, type: 'name_exact' | 'name_tokens') => {
-      for (const ref of refs ?? []) {
-        const entryIndex = Math.floor(ref / REF_SLOTS)
-        const slot = ref % REF_SLOTS
-        const fuzzyName = nameOf(fuzzy, entryIndex, slot)
-        if (type === 'name_tokens' && fuzzyName >= 0 && !segmentsAgree(query, fuzzy, fuzzyName)) continue
-        const alias = aliasOf(index.entries[entryIndex]!, slot)
-        const tier =
-          alias === undefined ||
-          (alias.kind === 'original_script' && alias.quality === undefined) ||
-          !alias.kind
-            ? MATCH_SCORES.primary
-            : isWeak(alias)
-              ? MATCH_SCORES.weakAlias
-              : MATCH_SCORES.strongAlias
-        const person = index.entries[entryIndex]!.entry_type === 'person'
-        const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
-        const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
-        offer({
-          entryIndex,
-          slot,
-          type,
-          nameScore: Math.max(tier[type], (detail?.score ?? 0) * factor),
-          always: true,
-          detail,
-        })
-      }
-    }
-    consider(index.byExactName.get(keys.exact), 'name_exact')
-    consider(index.byTokenKey.get(keys.tokens), 'name_tokens')
+    offerExact(index, fuzzy, query, best, index.byExactName.get(keys.exact), 'name_exact')
+    offerExact(index, fuzzy, query, best, index.byTokenKey.get(keys.tokens), 'name_tokens')
   }
 
   const { joined, split } = joinedAndSplit(fuzzy, query)
@@ -1233,7 +1392,7 @@ export function screenNameFuzzy(
         : detail.pairs.some((pair) => pair.method === 'phonetic' || pair.method === 'variant')
           ? 'name_phonetic'
           : 'name_fuzzy'
-    offer({ entryIndex, slot, type, nameScore, always: false, detail })
+    offer(best, { entryIndex, slot, type, nameScore, always: false, detail })
   }
 
   const country = options.country?.toUpperCase()
@@ -1272,6 +1431,18 @@ export function screenNameFuzzy(
   }
 }
 
+/** A listed part's text (folded, transliterated). */
+function listedText(fuzzy: FuzzyIndex, p: number): string {
+  return fuzzy.tokens[fuzzy.partToken[p]!]!
+}
+
+/** Listed parts l0..l1 (l1 = -1: l0 alone), as one text. */
+function listedRange(fuzzy: FuzzyIndex, l0: number, l1: number): string {
+  const texts = [listedText(fuzzy, l0)]
+  for (let p = l0 + 1; p <= l1; p++) texts.push(listedText(fuzzy, p))
+  return texts.join(' ')
+}
+
 function toMatch(
   index: SanctionsIndex,
   fuzzy: FuzzyIndex,
@@ -1286,15 +1457,10 @@ function toMatch(
   const listedName = alias ? alias.name : entry.name
   const detail = hit.detail
   const name = nameOf(fuzzy, hit.entryIndex, hit.slot)
-  const listedText = (p: number) => fuzzy.tokens[fuzzy.partToken[p]!]!
-  const listedRange = (l0: number, l1: number) => {
-    const texts = [listedText(l0)]
-    for (let p = l0 + 1; p <= l1; p++) texts.push(listedText(p))
-    return texts.join(' ')
-  }
   const listedParts: string[] = []
   if (name >= 0) {
-    for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) listedParts.push(listedText(p))
+    for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++)
+      listedParts.push(listedText(fuzzy, p))
   }
   return {
     ...baseMatch(entry),
@@ -1312,15 +1478,15 @@ function toMatch(
           .slice(pair.q0, (pair.q1 >= 0 ? pair.q1 : pair.q0) + 1)
           .map((part) => part.text)
           .join(' '),
-        listed: listedRange(pair.l0, pair.l1),
+        listed: listedRange(fuzzy, pair.l0, pair.l1),
         similarity: round(pair.sim),
         method: pair.method,
       })),
       unmatched_query_parts: (detail?.unmatchedQuery ?? []).map((q) => query[q]!.text),
-      unmatched_listed_parts: (detail?.unmatchedListed ?? []).map(listedText),
+      unmatched_listed_parts: (detail?.unmatchedListed ?? []).map((p) => listedText(fuzzy, p)),
       ignored_parts: [
         ...query.filter((part) => IGNORED_ROLES.has(part.role)).map((part) => part.text),
-        ...(detail?.ignoredListed ?? []).map(listedText),
+        ...(detail?.ignoredListed ?? []).map((p) => listedText(fuzzy, p)),
       ],
       alias_factor: isWeak(alias) ? WEAK_ALIAS_FACTOR : 1,
       evidence: adjustments,

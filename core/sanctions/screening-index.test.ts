@@ -156,6 +156,33 @@ describe('screening index', () => {
     })
   })
 
+  it("gives each screen the list note and coverage the index reports at that moment, whatever the lists' state", () => {
+    const { clock, lists } = setUp('2026-01-20T06:00:00.000Z', ['un', 'eu'])
+    const agree = () => {
+      const promisedByNames = lists.coverage(['ofac_sdn', 'eu', 'un'])
+      for (const screen of [
+        lists.screenName('EXAMPLE FRONT COMPANY'),
+        lists.screenNameFuzzy('EXAMPLE FRONT'),
+      ]) {
+        expect(screen.note).toBe(lists.listNote())
+        expect(screen.coverage).toEqual(promisedByNames)
+      }
+      expect(lists.screenAddress('0x0000000000000000000000000000000000000001').coverage).toEqual(
+        lists.coverage(['ofac_sdn']),
+      )
+    }
+    agree() // nothing loaded: unavailable
+    lists.recordAttempt('eu', { at: clock.now(), error: 'HTTP 503' })
+    lists.hold('un', heldUn('v1', clock.now()))
+    lists.rebuild()
+    agree() // one list loaded, one failed, one not configured
+    clock.advance(3 * HOUR)
+    lists.recordAttempt('un', { at: clock.now(), error: 'HTTP 404' })
+    agree() // its latest refresh failed
+    clock.advance(30 * 24 * HOUR)
+    agree() // past its age threshold, not confirmed for days
+  })
+
   it('tells a list that is loading from one whose first read failed', () => {
     const { clock, lists } = setUp('2026-01-20T06:00:00.000Z', ['un', 'eu'])
     expect(lists.listStates().map((state) => [state.list_key, state.state])).toEqual([

@@ -278,8 +278,7 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     return staleReason(key, now) !== null
   }
 
-  function listStates(): ListState[] {
-    const now = clock.now()
+  function listStates(now = clock.now()): ListState[] {
     return LIST_KEYS.map((key): ListState => {
       const list = loaded(key)
       if (list) {
@@ -321,13 +320,18 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
 
   function listNote(): string {
     const now = clock.now()
-    const lists = loadedLists()
+    return listNoteOf(now, loadedLists(), listStates(now))
+  }
+
+  /** The list note at `now`, from the lists held and every list's state at that moment. */
+  function listNoteOf(now: Date, lists: readonly LoadedList[], states: readonly ListState[]): string {
     if (lists.length === 0) {
       return 'No sanctions list is loaded yet; nothing can be screened until the first list version is loaded.'
     }
     const describe = (list: LoadedList) => {
-      const age = daysSince(list.as_of, now)
-      const reason = staleReason(list.list_key, now)
+      const state = states.find((candidate) => candidate.list_key === list.list_key)
+      const age = state?.state === 'loaded' ? state.age_days : daysSince(list.as_of, now)
+      const reason = state?.state === 'loaded' ? state.stale_reason : staleReason(list.list_key, now)
       return `${list.list} as of ${list.as_of} (${list.publication_date ? 'publication date' : 'fetch date; the file gives no publication date'}, ${age} day${age === 1 ? '' : 's'} old${reason ? `; stale: ${reason}` : ''})`
     }
     const parts = [`Lists in use: ${lists.map(describe).join(', ')}.`]
@@ -351,7 +355,7 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
         `${list.list}: the copy in use was last refreshed ${describeAge(now.getTime() - list.checked_at.getTime())} ago (${dayOf(list.checked_at)}); ${failed ? 'the latest refresh failed' : 'no refresh has succeeded since'}, so it may be out of date.`,
       )
     }
-    const missing = listStates().filter((state) => state.state !== 'loaded')
+    const missing = states.filter((state) => state.state !== 'loaded')
     if (missing.length > 0) {
       parts.push(
         `Not loaded, so not checked: ${missing.map((state) => `${LIST_DISPLAY_NAMES[state.list_key]} (${state.state})`).join(', ')}.`,
@@ -360,17 +364,28 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     return parts.join(' ')
   }
 
+  /**
+   * What a screen reports besides its matches, read once at one moment: the lists held, the
+   * list note and the coverage of the lists it promises.
+   */
+  function screenContext(promised: readonly ListKey[]) {
+    const now = clock.now()
+    const lists = loadedLists()
+    const states = listStates(now)
+    return { lists, note: listNoteOf(now, lists, states), coverage: coverageOf(states, promised) }
+  }
+
   function fuzzyScreening(run: (index: SanctionsIndex) => FuzzyScreenResult): FuzzyScreening {
     const current = index
-    const promised = coverage(NAME_SCREEN_LISTS)
+    const { lists, note, coverage: promised } = screenContext(NAME_SCREEN_LISTS)
     if (!current)
       return {
         status: 'unavailable',
         reason: 'sanctions_lists_not_loaded',
-        note: listNote(),
+        note,
         coverage: promised,
       }
-    return { status: 'ok', ...run(current), lists: loadedLists(), note: listNote(), coverage: promised }
+    return { status: 'ok', ...run(current), lists, note, coverage: promised }
   }
 
   function screening(
@@ -378,20 +393,21 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     run: (index: SanctionsIndex) => ScreenResult,
   ): SanctionsScreening {
     const current = index
+    const context = screenContext(promised)
     if (!current) {
       return {
         status: 'unavailable',
         reason: 'sanctions_lists_not_loaded',
-        note: listNote(),
-        coverage: coverage(promised),
+        note: context.note,
+        coverage: context.coverage,
       }
     }
     return {
       status: 'ok',
       ...run(current),
-      lists: loadedLists(),
-      note: listNote(),
-      coverage: coverage(promised),
+      lists: context.lists,
+      note: context.note,
+      coverage: context.coverage,
     }
   }
 
@@ -419,7 +435,7 @@ export function createScreeningIndex(options: ScreeningIndexOptions): ScreeningI
     loadedLists,
     isStale,
     staleReason,
-    listStates,
+    listStates: () => listStates(),
     coverage,
     listNote,
     screenName: (name, screenOptions) =>

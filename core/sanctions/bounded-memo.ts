@@ -1,0 +1,71 @@
+/**
+ * A memo of a pure function's answers that holds at most `capacity` units (each answer costs
+ * `costOf(answer)` units, at least 1); when full, answers not asked for since the last sweep go
+ * first (the CLOCK, or second-chance, approximation of least-recently-used: a hit only marks its
+ * answer, so it costs one lookup). The fuzzy screen keeps its per-word work in these
+ * (fuzzy-screen.ts): names are made of words that recur from one screen to the next (given
+ * names, "trading", "group"), and what a word pairs with in the listed vocabulary depends on the
+ * word alone, so a recurring word costs a lookup instead of a few hundred comparisons. Bounded by
+ * cost, so the memory it holds is bounded whatever the words, and a stream of new words only ever
+ * replaces old ones.
+ */
+export interface BoundedMemo<V> {
+  /** The answer for `key`: remembered, or computed by `compute` now (and then remembered). */
+  get(key: string, compute: () => V): V
+  /** Answers held. */
+  readonly size: number
+  /** Units held (the sum of their costs). */
+  readonly cost: number
+  clear(): void
+}
+
+interface Held<V> {
+  value: V
+  cost: number
+  /** Asked for since the sweep last passed it. */
+  used: boolean
+}
+
+/** A BoundedMemo over a Map, whose insertion order is the sweep order. */
+export function createBoundedMemo<V>(
+  capacity: number,
+  costOf: (value: V) => number = () => 1,
+): BoundedMemo<V> {
+  const entries = new Map<string, Held<V>>()
+  let held = 0
+  return {
+    get(key, compute) {
+      const known = entries.get(key)
+      if (known !== undefined) {
+        known.used = true
+        return known.value
+      }
+      const value = compute()
+      const cost = Math.max(1, costOf(value))
+      // An answer larger than the whole memo is returned, not kept.
+      if (cost > capacity) return value
+      // The oldest first: one asked for since goes to the back, unmarked; one not, goes.
+      while (held + cost > capacity) {
+        const oldest = entries.entries().next().value as [string, Held<V>]
+        entries.delete(oldest[0])
+        if (oldest[1].used) {
+          oldest[1].used = false
+          entries.set(oldest[0], oldest[1])
+        } else held -= oldest[1].cost
+      }
+      entries.set(key, { value, cost, used: false })
+      held += cost
+      return value
+    },
+    get size() {
+      return entries.size
+    },
+    get cost() {
+      return held
+    },
+    clear() {
+      entries.clear()
+      held = 0
+    },
+  }
+}
