@@ -8,6 +8,10 @@
  *   served by a process of its own (the most this machine answers through the same stack);
  * - health: the service's GET /health;
  * - key screen: POST /v1/sanctions/screen paid from a funded live key (half listed names, half not);
+ * - exact and fuzzy screens over varied names, paid from the key: the matching evaluation set's
+ *   queries (seed 5; Latin spellings of listed names with typos, transliterations, joined or split
+ *   words, reordered, and names on no list), each sent once (the two runs share none), after 2 s
+ *   of fuzzy screens of the key screen's bodies to warm the code;
  * - x402 screen: the same route paid per call with x402. Every request carries a payment of its
  *   own (PAYMENT-SIGNATURE), signed before the clock starts by the official client
  *   (`@x402/core` x402Client + `@x402/evm` ExactEvmScheme) for the service's own 402 challenge,
@@ -240,6 +244,9 @@ async function main(): Promise<void> {
     { benchDatabase },
     { instantFacilitator, signPayments },
     { screenBodies, threeListEnv },
+    { generateEvaluationSet },
+    { loadListEntries },
+    { validateEntityName },
   ] = await Promise.all([
     import('../core/payments/pricing.ts'),
     import('../test/support/chain/official-payer.ts'),
@@ -248,7 +255,22 @@ async function main(): Promise<void> {
     import('./support/bench-database.ts'),
     import('./support/paid-load.ts'),
     import('./support/three-lists.ts'),
+    import('./matching/evaluation-set.ts'),
+    import('./matching/list-entries.ts'),
+    import('../core/validate/entity-name.ts'),
   ])
+  // Varied names for the exact and fuzzy screens side by side: the matching evaluation set's
+  // queries (seed 5, not a seed the matcher was tuned on: Latin spellings of listed names with
+  // typos, transliterations, joined or split words, reordered, and names on no list), each sent
+  // once, so the fuzzy screen's per-word memos hold only words that recur across different names.
+  const { entries } = await loadListEntries()
+  const variedNames = [
+    ...new Set(
+      generateEvaluationSet(entries, { seed: 5, perPositiveKind: 900, perNegativeKind: 900 }).queries.map(
+        (query) => query.name,
+      ),
+    ),
+  ].filter((name) => validateEntityName(name).ok) // a few generated names are not valid input (422)
   const database = await benchDatabase('hot-path-bench-')
   const dbKind = database.kind
   const setup = await startLocalPaymentSetup({ fundedAmount: 1_000_000_000_000n, accountCount: 12 })
@@ -333,6 +355,31 @@ async function main(): Promise<void> {
         bodies,
       }),
     )
+    // Exact then fuzzy over the varied names, each half of them (no name sent twice in the two runs).
+    const half = Math.floor(variedNames.length / 2)
+    const variedRun = (label: string, names: string[], match: 'exact' | 'fuzzy') =>
+      profiled(label, () =>
+        runHttpLoad({
+          ...common,
+          url: screenUrl,
+          method: 'POST',
+          headers: { ...json, 'x-api-key': ready.apiKey },
+          bodies: names.map((name) => JSON.stringify(match === 'fuzzy' ? { name, match } : { name })),
+        }),
+      )
+    // Warm the fuzzy path's code (2 s of the key screen's 200 bodies in fuzzy mode: a handful of
+    // words, so the memos the measured run meets hold next to nothing of its names).
+    await runHttpLoad({
+      ...common,
+      duration: 2,
+      url: screenUrl,
+      method: 'POST',
+      headers: { ...json, 'x-api-key': ready.apiKey },
+      bodies: bodies.map((body) => JSON.stringify({ ...JSON.parse(body), match: 'fuzzy' })),
+    })
+    const variedExact = await variedRun('varied-exact-screen', variedNames.slice(0, half), 'exact')
+    const variedFuzzy = await variedRun('varied-fuzzy-screen', variedNames.slice(half), 'fuzzy')
+    const variedOnce = variedExact.total <= half && variedFuzzy.total <= variedNames.length - half
     // Warm the x402 path with the first 500 payments, then measure with the rest (each used once).
     const warmCount = Math.min(500, Math.floor(payments.length / 4))
     await runHttpLoad({
@@ -379,6 +426,13 @@ async function main(): Promise<void> {
       row('bare Hono JSON route', ceiling, c, `${cpuMsPerRequest.ceiling}`),
       row('GET /health', health, c, `${cpuMsPerRequest.health}`),
       row('screen, API key', keyScreen, c, `${cpuMsPerRequest['key-screen']}`),
+      row('exact, varied names', variedExact, c, `${cpuMsPerRequest['varied-exact-screen']}`),
+      row(
+        'fuzzy, varied names',
+        variedFuzzy,
+        c,
+        `${cpuMsPerRequest['varied-fuzzy-screen']}; ${round((variedFuzzy.requests_per_s / variedExact.requests_per_s) * 100)}% of exact`,
+      ),
       row(
         'screen, x402',
         x402Screen,
@@ -388,6 +442,7 @@ async function main(): Promise<void> {
       '',
       `memory (service process, MB): before database ${ready.memory_mb.before_database}, after database ${ready.memory_mb.after_database} (database share ${round(ready.memory_mb.after_database - ready.memory_mb.before_database)}), first-load peak ${ready.memory_mb.first_load_peak}, idle with ${ready.lists.map((l) => `${l.list_key} ${l.entries}`).join(', ')}: ${ready.memory_mb.idle}, after the load ${report.rss_after_load_mb}`,
       `process.memoryUsage() (MB, heap used / external / array buffers): before database ${heapLine(ready.heap_mb.before_database)}, after database ${heapLine(ready.heap_mb.after_database)}, idle with the lists ${heapLine(ready.heap_mb.idle)}`,
+      `varied names: ${variedNames.length} distinct, ${variedOnce ? 'none sent twice' : 'some sent twice (the runs outlasted them)'}`,
       `first load ${ready.first_load_ms} ms; ${payments.length} x402 payments signed in ${round(signMs)} ms before the clock; key money exact: ${moneyExact} (${calls} calls, ${charged} micro-USDC)`,
     ]
     console.log(table.join('\n'))
@@ -401,11 +456,18 @@ async function main(): Promise<void> {
         health,
         key_screen: keyScreen,
         x402_screen: x402Screen,
+        varied_names: {
+          distinct: variedNames.length,
+          sent_once: variedOnce,
+          exact: variedExact,
+          fuzzy: variedFuzzy,
+        },
         ratios: {
           health: round(health.requests_per_s / c, 3),
           key_screen: round(keyScreen.requests_per_s / c, 3),
           x402_screen: round(x402Screen.requests_per_s / c, 3),
           x402_of_key: round(x402Screen.requests_per_s / keyScreen.requests_per_s, 3),
+          fuzzy_of_exact_varied: round(variedFuzzy.requests_per_s / variedExact.requests_per_s, 3),
         },
         service_cpu_ms_per_request: cpuMsPerRequest,
         memory_mb: { ...ready.memory_mb, after_load: report.rss_after_load_mb },

@@ -28,6 +28,8 @@ export interface HttpLoadFigures {
   total: number
   non_2xx: number
   errors: number
+  /** Responses by HTTP status (what the non-2xx ones were). */
+  statuses?: Record<string, number>
 }
 
 /** Runs the load in a child process; rejects when it fails or overruns the duration by a minute. */
@@ -63,6 +65,7 @@ async function loadChild(spec: HttpLoadSpec): Promise<void> {
     latency: { p50: number; p99: number }
     non2xx: number
     errors: number
+    statusCodeStats?: Record<string, { count: number }>
   }
   const autocannon = require('autocannon') as (
     options: Record<string, unknown>,
@@ -117,6 +120,9 @@ async function loadChild(spec: HttpLoadSpec): Promise<void> {
     total: result.requests.total,
     non_2xx: result.non2xx,
     errors: result.errors,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count]),
+    ),
   }
   console.log(JSON.stringify(figures))
 }
