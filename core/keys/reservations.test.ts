@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATABASE_KINDS, openTestDatabase, testPostgresUrl } from '../../test/support/database.ts'
 import { ServiceError } from '../errors.ts'
 import { usd } from '../money.ts'
-import { createDatabase, type Database, rowsOf } from '../store/database.ts'
+import { createDatabase, type Database, preparedRunner, rowsOf } from '../store/database.ts'
 import { type ApiKeyService, createApiKeyService } from './api-keys.ts'
 import { createDeliveryJournal } from './delivery-journal.ts'
 import { createKeyReservations, type KeyReservations } from './reservations.ts'
@@ -137,7 +137,7 @@ describe.each(DATABASE_KINDS)('key reservations on %s', (kind) => {
       const dead = createKeyReservations({
         db: new Proxy(database.db, {
           get: (target, property, receiver) =>
-            property === 'execute' && flaky.down
+            (property === 'execute' || property === preparedRunner) && flaky.down
               ? () => new Promise(() => {})
               : Reflect.get(target, property, receiver),
         }),
@@ -178,7 +178,7 @@ describe.each(DATABASE_KINDS)('key reservations on %s', (kind) => {
     const flaky = createKeyReservations({
       db: new Proxy(database.db, {
         get: (target, property, receiver) =>
-          property === 'execute' && down
+          (property === 'execute' || property === preparedRunner) && down
             ? () => Promise.reject(new Error('connection refused'))
             : Reflect.get(target, property, receiver),
       }),
