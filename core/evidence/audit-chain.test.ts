@@ -43,4 +43,25 @@ describe('sealAuditRow', () => {
     }
     expect(sealAuditRow(row)).toEqual(publishedHash(row))
   })
+
+  it('refuses a field with a lone surrogate, as the JCS library does', () => {
+    const row: ChainedFields = {
+      chain: 'key:k1',
+      seq: 1n,
+      key_id: 'k1',
+      at: new Date('2026-11-26T10:00:00.000Z'),
+      kind: 'call',
+      action: 'sanctions_screen',
+      outcome: 'ok',
+      subject_sha256: null,
+      paid_with: 'account',
+      amount_micros: null,
+      receipt_id: 'lone \ud800 surrogate',
+      receipt: null,
+      detail: null,
+      prev_hash: GENESIS_HASH,
+    }
+    expect(() => publishedHash(row)).toThrow()
+    expect(() => sealAuditRow(row)).toThrow()
+  })
 })

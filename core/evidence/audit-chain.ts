@@ -67,10 +67,14 @@ function hashedValue(field: keyof ChainedFields, row: ChainedFields): unknown {
 /** One-shot hex SHA-256 of UTF-8 text (crypto.hash: no Hash object per field, 15 of them per row). */
 const sha256 = (text: string) => hash('sha256', text, 'hex')
 
-/** The JCS of a field's value; a string or null is its JSON text, as JCS writes it, without the walk. */
+/**
+ * The JCS of a field's value; a well-formed string or null is its JSON text, as JCS writes it,
+ * without the walk (a string with a lone surrogate goes to canonicalize, which refuses it, as
+ * before).
+ */
 function canonicalValue(value: unknown): string {
   if (value === null) return 'null'
-  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'string' && value.isWellFormed()) return JSON.stringify(value)
   return canonicalize(value) ?? 'null'
 }
 
