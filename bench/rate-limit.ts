@@ -137,10 +137,6 @@ async function main(): Promise<void> {
     const limiter = createRateLimiter({
       db: counting,
       kind: dbKind === 'postgres' ? 'postgres' : 'pglite',
-      execute: (text, params) => {
-        statements++
-        return (running.on as (typeof running)[string]).service.database.executePrepared(text, params)
-      },
       clock: createManualClock(),
       policy: {
         ...DEFAULT_RATE_LIMITS,

@@ -432,7 +432,6 @@ function buildLimits(config: Config, database: Database, clock: Clock, log: Log)
         clock,
         policy,
         kind: database.kind,
-        execute: (text, params) => database.executePrepared(text, params),
       })
     : undefined
   const sweep = limiter

@@ -10,5 +10,5 @@ export {
   type TierLimits,
 } from './rate-limit-policy.ts'
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limiter.ts'
-export { createSharedCounterStore, type ExecuteStatement } from './shared-counter-store.ts'
+export { createSharedCounterStore } from './shared-counter-store.ts'
 export { addressSubjectOf, mailboxOf } from './signup-subjects.ts'

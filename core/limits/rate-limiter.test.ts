@@ -292,8 +292,6 @@ describe('rate limiter on one PostgreSQL shared by several processes', () => {
         db: pool.db,
         clock,
         policy: policy(100, 1000, 1000),
-        // As the service runs it: a named prepared statement per connection.
-        execute: (text, params) => pool.executePrepared(text, params),
       }),
     )
     const calls = Array.from({ length: 400 }, (_, i) => limiters[i % 4]!.admit(baseKey('shared')))
@@ -317,7 +315,6 @@ describe('key creations on one PostgreSQL shared by several processes', () => {
         db: pool.db,
         clock,
         policy: DEFAULT_RATE_LIMITS,
-        execute: (text, params) => pool.executePrepared(text, params),
       }),
     )
     const calls = Array.from({ length: 100 }, (_, n) =>

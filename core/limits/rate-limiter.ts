@@ -11,7 +11,7 @@ import {
   type RateLimitWindow,
   type TierLimits,
 } from './rate-limit-policy.ts'
-import { createSharedCounterStore, type ExecuteStatement } from './shared-counter-store.ts'
+import { createSharedCounterStore } from './shared-counter-store.ts'
 import { addressSubjectOf, mailboxOf } from './signup-subjects.ts'
 
 /**
@@ -112,8 +112,6 @@ export interface RateLimiterOptions {
    * back every second; `postgres` (default): every admission is one shared statement.
    */
   kind?: 'pglite' | 'postgres'
-  /** Runs the admission statement as a prepared statement (Database.executePrepared); default db.execute. */
-  execute?: ExecuteStatement
 }
 
 /** Who a limit applies to, and with which numbers; undefined: not limited (the operator, nobody). */
@@ -183,8 +181,8 @@ export interface RateLimiter {
 }
 
 /** The limiter over shared database counters (spec: Limits; DESIGN: rate-limit counters are shared). */
-export function createRateLimiter({ db, clock, policy, kind, execute }: RateLimiterOptions): RateLimiter {
-  const store = kind === 'pglite' ? createEmbeddedCounterStore(db) : createSharedCounterStore(db, execute)
+export function createRateLimiter({ db, clock, policy, kind }: RateLimiterOptions): RateLimiter {
+  const store = kind === 'pglite' ? createEmbeddedCounterStore(db) : createSharedCounterStore(db)
   const challenges = createChallengeLimiter(policy.challengesPerMinute, clock)
 
   async function count(subject: string, limits: TierLimits, who: string): Promise<RateLimitState> {

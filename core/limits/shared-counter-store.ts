@@ -1,6 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm'
 import { createBatcher } from '../store/batcher.ts'
-import { type Db, rowsOf } from '../store/database.ts'
+import { type Db, executePrepared } from '../store/database.ts'
 import {
   type CounterRow,
   type CounterStore,
@@ -87,21 +86,6 @@ function admissionParams(
   ]
 }
 
-/** A statement written with `$n` parameters as a drizzle SQL value (for `db.execute`). */
-function withParams(text: string, params: readonly unknown[]): SQL {
-  const parts = text.split(/\$(\d+)/)
-  return sql.join(
-    parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`)),
-    sql``,
-  )
-}
-
-/** Runs a statement with `$n` parameters and returns its rows (Database.executePrepared). */
-export type ExecuteStatement = (
-  text: string,
-  params: readonly unknown[],
-) => Promise<Record<string, unknown>[]>
-
 /** Groups a batch's requests by subject, in arrival order. */
 function bySubjectOf(requests: readonly TakeRequest[]): Map<string, TakeRequest[]> {
   const bySubject = new Map<string, TakeRequest[]>()
@@ -118,11 +102,7 @@ function bySubjectOf(requests: readonly TakeRequest[]): Map<string, TakeRequest[
  * event-loop turn go out as one statement (core/store/batcher.ts), so the limiter adds at most one
  * round trip to a call, and exactly one statement per batch.
  */
-export function createSharedCounterStore(
-  db: Db,
-  execute: ExecuteStatement = async (text, params) =>
-    rowsOf<Record<string, unknown>>(await db.execute(withParams(text, params))),
-): CounterStore {
+export function createSharedCounterStore(db: Db): CounterStore {
   const take = createBatcher<TakeRequest, TakeResult>(async (requests) => {
     const bySubject = bySubjectOf(requests)
     // Sorted subjects: two processes' statements lock shared rows in the same order (no deadlock).
@@ -132,7 +112,7 @@ export function createSharedCounterStore(
       const first = group[0] as TakeRequest
       return { subject, requested: group.length, limits: first.limits, at: first.at }
     })
-    const returned = await execute(ADMISSION_SQL, admissionParams(statementRows))
+    const returned = await executePrepared(db, ADMISSION_SQL, admissionParams(statementRows))
     const results = new Map<string, { row: CounterRow; granted: number; next: number }>()
     for (const raw of returned) {
       results.set(String(raw.subject), { row: rowOf(raw), granted: Number(raw.granted), next: 0 })
