@@ -23,43 +23,35 @@ function publishedHash(row: ChainedFields): { hash: string; digests: Record<stri
   return { hash: sha256(canonicalize(hashes) ?? ''), digests }
 }
 
+/** A call row with the escape-heavy receipt id and nested detail the hashing must get right. */
+const callRow: ChainedFields = {
+  chain: 'key:k1',
+  seq: 42n,
+  key_id: 'k1',
+  at: new Date('2026-11-26T10:00:00.123Z'),
+  kind: 'call',
+  action: 'sanctions_screen',
+  outcome: 'ok',
+  subject_sha256: null,
+  paid_with: 'account',
+  amount_micros: 5000n,
+  receipt_id: 'quote " backslash \\ line\u2028sep \u0007 bell émoji 🙂',
+  receipt: null,
+  detail: { z: 1, a: ['x', null, 2.5], é: { b: true } },
+  prev_hash: GENESIS_HASH,
+}
+
 describe('sealAuditRow', () => {
   it('hashes every field as the JCS of its value, strings that need escaping and nulls included', () => {
-    const row: ChainedFields = {
-      chain: 'key:k1',
-      seq: 42n,
-      key_id: 'k1',
-      at: new Date('2026-11-26T10:00:00.123Z'),
-      kind: 'call',
-      action: 'sanctions_screen',
-      outcome: 'ok',
-      subject_sha256: null,
-      paid_with: 'account',
-      amount_micros: 5000n,
-      receipt_id: 'quote " backslash \\ line\u2028sep \u0007 bell émoji 🙂',
-      receipt: null,
-      detail: { z: 1, a: ['x', null, 2.5], é: { b: true } },
-      prev_hash: GENESIS_HASH,
-    }
-    expect(sealAuditRow(row)).toEqual(publishedHash(row))
+    expect(sealAuditRow(callRow)).toEqual(publishedHash(callRow))
   })
 
   it('refuses a field with a lone surrogate, as the JCS library does', () => {
     const row: ChainedFields = {
-      chain: 'key:k1',
-      seq: 1n,
-      key_id: 'k1',
-      at: new Date('2026-11-26T10:00:00.000Z'),
-      kind: 'call',
-      action: 'sanctions_screen',
-      outcome: 'ok',
-      subject_sha256: null,
-      paid_with: 'account',
+      ...callRow,
       amount_micros: null,
-      receipt_id: 'lone \ud800 surrogate',
-      receipt: null,
       detail: null,
-      prev_hash: GENESIS_HASH,
+      receipt_id: 'lone \ud800 surrogate',
     }
     expect(() => publishedHash(row)).toThrow()
     expect(() => sealAuditRow(row)).toThrow()
