@@ -127,6 +127,13 @@ export type EntryLookup = (list: ListKey, entryId: string) => SanctionsEntry | u
 export interface DismissalStoreOptions {
   db: Db
   clock: Clock
+  /**
+   * How old this process's list of a key's dismissed subjects may be (ms; default
+   * DISMISSED_SUBJECTS_MS, 0: none kept, every screen with a match reads the database).
+   */
+  subjectsCacheMs?: number
+  /** A monotonic clock in ms for the bound above (default performance.now; tests move it by hand). */
+  monotonic?: () => number
   /** Called after each committed change (created, replaced, deleted, reopened): the place an audit trail connects. */
   onChange?: (event: DismissalEvent) => void | Promise<void>
 }
@@ -207,6 +214,35 @@ const DISMISSAL_IDS_STATEMENT = `
   select d.id from sanctions_dismissals d
     join unnest($1::text[], $2::text[], $3::text[]) as w(key_id, subject_type, subject_key)
       on d.key_id = w.key_id and d.subject_type = w.subject_type and d.subject_key = w.subject_key`
+
+/**
+ * The subjects a batch of keys dismissed something for, at most $2 rows per key (more: the key's
+ * screens look theirs up one by one). $1 key ids. Reads the (key, subject, entry) index.
+ */
+const DISMISSED_SUBJECTS_STATEMENT = `
+  select k.key_id, d.subject_type, d.subject_key
+    from unnest($1::text[]) as k(key_id)
+    cross join lateral (
+      select subject_type, subject_key from sanctions_dismissals
+       where key_id = k.key_id
+       limit $2::int
+    ) as d`
+
+/**
+ * The bound on a dismissal made by another process (or by SQL, or an erasure) reaching this
+ * process's screens: a key's dismissed subjects are read at most this long ago. Until it arrives
+ * the match counts as any other (a screen never hides a match on a stale list: a subject the list
+ * names is looked up in the database, rows and all). The process that records a dismissal sees it
+ * at once. The same bound as a key change (core/keys/api-keys.ts KEY_CACHE_MS).
+ */
+export const DISMISSED_SUBJECTS_MS = 1000
+
+/** A key's list is read again in the background once this share of its life has passed. */
+const REFRESH_AHEAD = 0.5
+/** A key with more dismissed (subject, entry) rows than this is not listed: its screens ask each time. */
+const MAX_SUBJECT_ROWS_PER_KEY = 2_000
+/** Keys whose lists are held; the least recently read go first. */
+const MAX_LISTED_KEYS = 5_000
 
 /** The dismissal as a match shows it. */
 export function matchDismissalOf(dismissal: Dismissal, status: MatchDismissal['status']): MatchDismissal {
@@ -304,6 +340,85 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
     return items.map((item) => bySubject.get(lookupId(item)) ?? [])
   })
 
+  /**
+   * Which subjects each key dismissed something for, so the screens of a subject with no
+   * dismissal (nearly all of them) skip the look-up: without it every screen with a match reads
+   * the database once. Null subjects: too many to hold, look each up. Never a verdict: a listed
+   * subject still reads its rows (so a dismissal deleted elsewhere is not applied), and a subject
+   * missing from a list read before it was dismissed elsewhere counts as undismissed until the
+   * next read (DISMISSED_SUBJECTS_MS).
+   */
+  interface DismissedSubjects {
+    subjects: ReadonlySet<string> | null
+    /** When the read was sent (monotonic ms). */
+    readAt: number
+  }
+  const subjectsCacheMs = options.subjectsCacheMs ?? DISMISSED_SUBJECTS_MS
+  const monotonic = options.monotonic ?? (() => performance.now())
+  const dismissedSubjects = new Map<string, DismissedSubjects>()
+  const reading = new Map<string, Promise<DismissedSubjects>>()
+  /** Bumped by every dismissal this process records: a read sent before it is not kept. */
+  let generation = 0
+  const subjectId = (subjectType: DismissalSubjectType, subjectKey: string) =>
+    `${subjectType}\u0000${subjectKey}`
+
+  const readDismissedSubjects = createBatcher<string, ReadonlySet<string> | null>(async (keyIds) => {
+    const unique = [...new Set(keyIds)]
+    const rows = await executePrepared(db, DISMISSED_SUBJECTS_STATEMENT, [
+      unique,
+      MAX_SUBJECT_ROWS_PER_KEY + 1,
+    ])
+    const byKey = new Map<string, { rows: number; subjects: Set<string> }>()
+    for (const row of rows) {
+      const keyId = String(row.key_id)
+      const held = byKey.get(keyId) ?? { rows: 0, subjects: new Set<string>() }
+      byKey.set(keyId, held)
+      held.rows++
+      held.subjects.add(subjectId(row.subject_type as DismissalSubjectType, String(row.subject_key)))
+    }
+    return keyIds.map((keyId) => {
+      const held = byKey.get(keyId)
+      if (!held) return new Set<string>()
+      return held.rows > MAX_SUBJECT_ROWS_PER_KEY ? null : held.subjects
+    })
+  })
+
+  /** Reads a key's dismissed subjects (one read per key at a time, concurrent keys in one statement). */
+  function readSubjects(keyId: string): Promise<DismissedSubjects> {
+    const under = reading.get(keyId)
+    if (under) return under
+    const readAt = monotonic()
+    const started = generation
+    const read = readDismissedSubjects(keyId)
+      .then((subjects) => {
+        const listed = { subjects, readAt }
+        if (generation === started) {
+          dismissedSubjects.delete(keyId)
+          dismissedSubjects.set(keyId, listed)
+          if (dismissedSubjects.size > MAX_LISTED_KEYS)
+            dismissedSubjects.delete(dismissedSubjects.keys().next().value as string)
+        }
+        return listed
+      })
+      .finally(() => {
+        if (reading.get(keyId) === read) reading.delete(keyId)
+      })
+    reading.set(keyId, read)
+    return read
+  }
+
+  /** Whether a screen of this subject must read the key's dismissals (false: it has none). */
+  async function mayHaveDismissals(keyId: string, subject: string): Promise<boolean> {
+    if (subjectsCacheMs <= 0) return true
+    let listed = dismissedSubjects.get(keyId)
+    const age = listed ? monotonic() - listed.readAt : Number.POSITIVE_INFINITY
+    if (!listed || age > subjectsCacheMs) listed = await readSubjects(keyId)
+    else if (age > subjectsCacheMs * REFRESH_AHEAD && !reading.has(keyId))
+      // A failed read in the background leaves the list to expire: the next screen past the bound reads it.
+      readSubjects(keyId).catch(() => {})
+    return listed.subjects === null || listed.subjects.has(subject)
+  }
+
   return {
     async create(keyId, input) {
       const subjectKey = subjectKeyOf(input.subject_type, input.subject)
@@ -355,6 +470,9 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
         .returning()
       const dismissal = toDismissal(row!)
       const replaced = existing.length > 0
+      // This process's screens see it from now on: the key's list is read again.
+      generation++
+      dismissedSubjects.delete(keyId)
       await notify({ type: replaced ? 'replaced' : 'created', key_id: keyId, dismissal })
       return { dismissal, replaced }
     },
@@ -404,6 +522,7 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
     async apply(keyId, subjectType, subject, matches, current) {
       const subjectKey = subjectKeyOf(subjectType, subject)
       if (!subjectKey || matches.length === 0) return [...matches]
+      if (!(await mayHaveDismissals(keyId, subjectId(subjectType, subjectKey)))) return [...matches]
       const rows = await lookup({ keyId, subjectType, subjectKey })
       if (rows.length === 0) return [...matches]
       const byEntry = new Map(rows.map((row) => [`${row.listKey}\u0000${row.entryId}`, toDismissal(row)]))
