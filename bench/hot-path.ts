@@ -30,7 +30,9 @@
  * the bare route's process's per request of its run, which a machine shared with other work
  * changes far less than requests per second.
  * Money: the key lost exactly (its successful calls x the account price).
- * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), DATABASE_URL (else a throwaway PostgreSQL).
+ * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), VARIED_ROUNDS (1: exact then fuzzy
+ * over varied names this many times, each run over names no other run sent; the table shows the
+ * first round, a line below every round and the slowest), DATABASE_URL (else a throwaway PostgreSQL).
  */
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -45,6 +47,7 @@ import { startCommand } from './support/start-command.ts'
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 const X402_PAYMENTS = Number(process.env.X402_PAYMENTS ?? 4000)
+const VARIED_ROUNDS = Math.max(1, Number(process.env.VARIED_ROUNDS ?? 1))
 const self = fileURLToPath(import.meta.url)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
@@ -266,9 +269,11 @@ async function main(): Promise<void> {
   const { entries } = await loadListEntries()
   const variedNames = [
     ...new Set(
-      generateEvaluationSet(entries, { seed: 5, perPositiveKind: 900, perNegativeKind: 900 }).queries.map(
-        (query) => query.name,
-      ),
+      generateEvaluationSet(entries, {
+        seed: 5,
+        perPositiveKind: 1000 * VARIED_ROUNDS,
+        perNegativeKind: 1000 * VARIED_ROUNDS,
+      }).queries.map((query) => query.name),
     ),
   ].filter((name) => validateEntityName(name).ok) // a few generated names are not valid input (422)
   const database = await benchDatabase('hot-path-bench-')
@@ -350,8 +355,8 @@ async function main(): Promise<void> {
       })
     await keyPaidScreens(bodies, 2)
     const keyScreen = await profiled('key-screen', () => keyPaidScreens(bodies))
-    // Exact then fuzzy over the varied names, each half of them (no name sent twice in the two runs).
-    const half = Math.floor(variedNames.length / 2)
+    // Exact then fuzzy over the varied names, each run over a slice of its own (no name sent twice).
+    const slice = Math.floor(variedNames.length / (2 * VARIED_ROUNDS))
     const variedRun = (label: string, names: string[], match: 'exact' | 'fuzzy') =>
       profiled(label, () =>
         keyPaidScreens(names.map((name) => JSON.stringify(match === 'fuzzy' ? { name, match } : { name }))),
@@ -362,9 +367,24 @@ async function main(): Promise<void> {
       bodies.map((body) => JSON.stringify({ ...JSON.parse(body), match: 'fuzzy' })),
       2,
     )
-    const variedExact = await variedRun('varied-exact-screen', variedNames.slice(0, half), 'exact')
-    const variedFuzzy = await variedRun('varied-fuzzy-screen', variedNames.slice(half), 'fuzzy')
-    const variedOnce = variedExact.total <= half && variedFuzzy.total <= variedNames.length - half
+    const rounds: {
+      exact: HttpLoadFigures
+      fuzzy: HttpLoadFigures
+      exactLabel: string
+      fuzzyLabel: string
+    }[] = []
+    for (let round = 0; round < VARIED_ROUNDS; round++) {
+      const suffix = round === 0 ? '' : `-${round + 1}`
+      const exactLabel = `varied-exact-screen${suffix}`
+      const fuzzyLabel = `varied-fuzzy-screen${suffix}`
+      const at = 2 * round * slice
+      const exact = await variedRun(exactLabel, variedNames.slice(at, at + slice), 'exact')
+      const fuzzy = await variedRun(fuzzyLabel, variedNames.slice(at + slice, at + 2 * slice), 'fuzzy')
+      rounds.push({ exact, fuzzy, exactLabel, fuzzyLabel })
+    }
+    const { exact: variedExact, fuzzy: variedFuzzy } = rounds[0]!
+    const variedOnce = rounds.every((round) => round.exact.total <= slice && round.fuzzy.total <= slice)
+    const slowestFuzzy = Math.min(...rounds.map((round) => round.fuzzy.requests_per_s))
     // Warm the x402 path with the first 500 payments, then measure with the rest (each used once).
     const warmCount = Math.min(500, Math.floor(payments.length / 4))
     await runHttpLoad({
@@ -428,6 +448,16 @@ async function main(): Promise<void> {
       `memory (service process, MB): before database ${ready.memory_mb.before_database}, after database ${ready.memory_mb.after_database} (database share ${round(ready.memory_mb.after_database - ready.memory_mb.before_database)}), first-load peak ${ready.memory_mb.first_load_peak}, idle with ${ready.lists.map((l) => `${l.list_key} ${l.entries}`).join(', ')}: ${ready.memory_mb.idle}, after the load ${report.rss_after_load_mb}`,
       `process.memoryUsage() (MB, heap used / external / array buffers): before database ${heapLine(ready.heap_mb.before_database)}, after database ${heapLine(ready.heap_mb.after_database)}, idle with the lists ${heapLine(ready.heap_mb.idle)}`,
       `varied names: ${variedNames.length} distinct, ${variedOnce ? 'none sent twice' : 'some sent twice (the runs outlasted them)'}`,
+      ...(rounds.length > 1
+        ? [
+            `varied rounds (exact / fuzzy req/s, fuzzy service CPU ms): ${rounds
+              .map(
+                (round) =>
+                  `${round.exact.requests_per_s} / ${round.fuzzy.requests_per_s} (${cpuMsPerRequest[round.fuzzyLabel]})`,
+              )
+              .join('; ')}; slowest fuzzy ${slowestFuzzy}`,
+          ]
+        : []),
       `first load ${ready.first_load_ms} ms; ${payments.length} x402 payments signed in ${round(signMs)} ms before the clock; key money exact: ${moneyExact} (${calls} calls, ${charged} micro-USDC)`,
     ]
     console.log(table.join('\n'))
@@ -446,6 +476,12 @@ async function main(): Promise<void> {
           sent_once: variedOnce,
           exact: variedExact,
           fuzzy: variedFuzzy,
+          rounds: rounds.map((round) => ({
+            exact: round.exact,
+            fuzzy: round.fuzzy,
+            fuzzy_cpu_ms: cpuMsPerRequest[round.fuzzyLabel],
+          })),
+          slowest_fuzzy_requests_per_s: slowestFuzzy,
         },
         ratios: {
           health: round(health.requests_per_s / c, 3),
