@@ -356,6 +356,22 @@ function settlementOf(
   }
 }
 
+/**
+ * The answer as it is kept for a retry (an Idempotency-Key, an x402 payment): its JSON text is
+ * written only when something keeps it, once, so a call that keeps nothing never serialises it
+ * beside the response.
+ */
+function paidAnswerOf(status: number, output: unknown): PaidAnswer {
+  let body: string | null | undefined
+  return {
+    status,
+    get body() {
+      if (body === undefined) body = output === undefined ? null : JSON.stringify(output)
+      return body
+    },
+  }
+}
+
 /** What makes two calls the same request, computed once and only when asked for. */
 function requestHashOnce(operation: AnyOperation, quality: Quality, input: unknown): () => string {
   let hash: string | undefined
@@ -476,7 +492,7 @@ export async function invokeOperation(
       await charge.cancel()
       throw error
     }
-    const answer: PaidAnswer = { status, body: output === undefined ? null : JSON.stringify(output) }
+    const answer = paidAnswerOf(status, output)
     const answeredUnderReservation = held
       ? await answerUnderReservation(runtime, operation, held, charge, answer)
       : false
