@@ -42,7 +42,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { HttpLoadFigures } from '../test/support/http-load.ts'
-import { startCommand } from './support/start-command.ts'
+import { assertTypeStripping, serviceNodeArgs, startCommand } from './support/start-command.ts'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
@@ -210,16 +210,14 @@ async function bareChild(): Promise<void> {
 /** A child running this file in `mode`; resolves with its first JSON line and a way to talk to it. */
 async function startChild<T>(mode: string, arg = '{}') {
   // The service runs with the Node flags and environment `npm start` gives it (package.json).
+  // Both children run on Node's own type stripping (not this script's tsx loader), as npm start does.
   const start = mode === '--serve' ? startCommand() : { nodeFlags: [], env: {} }
-  const gcFlag = mode === '--serve' ? ['--expose-gc'] : []
-  const child = spawn(
-    process.execPath,
-    [...start.nodeFlags, ...gcFlag, ...process.execArgv, self, mode, arg],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: { ...process.env, ...start.env },
-    },
-  )
+  assertTypeStripping()
+  const nodeArgs = mode === '--serve' ? serviceNodeArgs(self, ['--expose-gc']) : [self]
+  const child = spawn(process.execPath, [...nodeArgs, mode, arg], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...start.env },
+  })
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   const nextLine = async <L>(): Promise<L> => {
     const { value, done } = await lines.next()

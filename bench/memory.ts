@@ -25,7 +25,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { writeHeapSnapshot } from 'node:v8'
-import { startCommand } from './support/start-command.ts'
+import { serviceNodeArgs, startCommand } from './support/start-command.ts'
 
 const self = fileURLToPath(import.meta.url)
 /** How long the idle service is left alone before the `settled` figures (MEMORY_SETTLE_MS, default 20 s). */
@@ -165,14 +165,7 @@ async function runChild(env: Record<string, string>, databaseUrl: string | undef
   const start = startCommand()
   const child = spawn(
     process.execPath,
-    [
-      ...start.nodeFlags,
-      '--expose-gc',
-      ...process.execArgv,
-      self,
-      '--serve',
-      JSON.stringify({ env, databaseUrl }),
-    ],
+    [...serviceNodeArgs(self, ['--expose-gc']), '--serve', JSON.stringify({ env, databaseUrl })],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...start.env } },
   )
   const stages: (Stage | { stage: string; rss?: number; file?: string })[] = []

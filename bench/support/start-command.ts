@@ -31,3 +31,25 @@ export function startCommand(): StartCommand {
   const nodeFlags = match[2]!.trim().split(/\s+/).filter(Boolean)
   return { env, nodeFlags }
 }
+
+/**
+ * Throws on a Node without type stripping (the service's `engines`: 22.18 or newer): benchmarks
+ * that start children run them on it, as `npm start` runs the service.
+ */
+export function assertTypeStripping(): void {
+  if (!(process.features as { typescript?: unknown }).typescript)
+    throw new Error(
+      `this benchmark runs the service as npm start does, on Node's own type stripping; Node ${process.version} has none: run it with Node 24 or 22.18+`,
+    )
+}
+
+/**
+ * The Node arguments that run `entry` as `npm start` runs the service: its flags, then the file on
+ * Node's own type stripping. Not this process's loader (`tsx` runs the benchmark scripts): under it
+ * every module of the service would be compiled by esbuild instead, with CPU and memory costs of
+ * its own that `npm start` does not have.
+ */
+export function serviceNodeArgs(entry: string, extraFlags: readonly string[] = []): string[] {
+  assertTypeStripping()
+  return [...startCommand().nodeFlags, ...extraFlags, entry]
+}
