@@ -241,8 +241,9 @@ export const DISMISSED_SUBJECTS_MS = 1000
 const REFRESH_AHEAD = 0.5
 /** A key with more dismissed (subject, entry) rows than this is not listed: its screens ask each time. */
 const MAX_SUBJECT_ROWS_PER_KEY = 2_000
-/** Keys whose lists are held; the least recently read go first. */
+/** Keys whose lists are held, and subjects in all of them; the least recently read keys go first. */
 const MAX_LISTED_KEYS = 5_000
+const MAX_LISTED_SUBJECTS = 100_000
 
 /** The dismissal as a match shows it. */
 export function matchDismissalOf(dismissal: Dismissal, status: MatchDismissal['status']): MatchDismissal {
@@ -359,6 +360,12 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
   const reading = new Map<string, Promise<DismissedSubjects>>()
   /** Bumped by every dismissal this process records: a read sent before it is not kept. */
   let generation = 0
+  /** Subjects held in all keys' lists (bounded by MAX_LISTED_SUBJECTS). */
+  let listedSubjects = 0
+  const forget = (keyId: string) => {
+    listedSubjects -= dismissedSubjects.get(keyId)?.subjects?.size ?? 0
+    dismissedSubjects.delete(keyId)
+  }
   const subjectId = (subjectType: DismissalSubjectType, subjectKey: string) =>
     `${subjectType}\u0000${subjectKey}`
 
@@ -393,10 +400,11 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
       .then((subjects) => {
         const listed = { subjects, readAt }
         if (generation === started) {
-          dismissedSubjects.delete(keyId)
+          forget(keyId)
           dismissedSubjects.set(keyId, listed)
-          if (dismissedSubjects.size > MAX_LISTED_KEYS)
-            dismissedSubjects.delete(dismissedSubjects.keys().next().value as string)
+          listedSubjects += listed.subjects?.size ?? 0
+          while (dismissedSubjects.size > MAX_LISTED_KEYS || listedSubjects > MAX_LISTED_SUBJECTS)
+            forget(dismissedSubjects.keys().next().value as string)
         }
         return listed
       })
@@ -472,7 +480,7 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
       const replaced = existing.length > 0
       // This process's screens see it from now on: the key's list is read again.
       generation++
-      dismissedSubjects.delete(keyId)
+      forget(keyId)
       await notify({ type: replaced ? 'replaced' : 'created', key_id: keyId, dismissal })
       return { dismissal, replaced }
     },
