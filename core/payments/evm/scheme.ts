@@ -8,7 +8,6 @@ import type { PaymentConfig } from '../networks.ts'
 import type { FundsCheck, PaymentScheme } from '../payment-schemes.ts'
 import type { Settler } from '../settle-result.ts'
 import type { OnChainSettler } from './settle.ts'
-import { createSignerKeys } from './signer-keys.ts'
 import { verifyEvmPayment } from './verify.ts'
 
 export interface ExactEvmSchemeOptions {
@@ -43,11 +42,10 @@ export function evmSettler(
 export function exactEvmScheme(options: ExactEvmSchemeOptions): PaymentScheme {
   const settler = evmSettler(options)
   const { onChain, fundsCheck } = options
-  // The public keys of payers who already signed, so their next payments skip key recovery.
-  const deps = { ...options, signatures: createSignerKeys() }
+
   return {
     verify: (payment, requirement, { now, claimNonce }) =>
-      verifyEvmPayment(deps, { payment, requirements: [requirement], now, claimNonce }),
+      verifyEvmPayment(options, { payment, requirements: [requirement], now, claimNonce }),
     ...(settler ? { settle: (payment) => settler.settle(payment) } : {}),
     ...(fundsCheck ? { fundsCheck } : {}),
     // "Landed" means this payment's transfer to payTo is on chain, not merely its nonce used (a

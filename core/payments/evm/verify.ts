@@ -12,16 +12,11 @@ import {
   type VerifyResult,
 } from '../verify-result.ts'
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
-import { createSignerKeys, type SignatureVerifier } from './signer-keys.ts'
+import { checkSignature } from './signature-check.ts'
 
 export interface VerifyPaymentDeps {
   config: PaymentConfig
   nonceStore: NonceStore
-  /**
-   * Checks the EIP-712 signature (default: recovery every time). The scheme passes one that keeps
-   * the public keys of payers who already signed (evm/signer-keys.ts).
-   */
-  signatures?: SignatureVerifier
 }
 
 export interface VerifyPaymentInput {
@@ -38,9 +33,6 @@ export interface VerifyPaymentInput {
 
 /** EIP-712 domain when a network gives none (spec: name `USD Coin`, version `2`). */
 const DEFAULT_DOMAIN = { name: 'USD Coin', version: '2' }
-
-/** Recovers the key of every signature (a verifier that keeps no public key). */
-const recoveryOnly = createSignerKeys({ maxSigners: 0 })
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
@@ -122,7 +114,7 @@ export async function verifyEvmPayment(
       primaryType: 'TransferWithAuthorization',
       message: authorization,
     })
-    signatureValid = await (deps.signatures ?? recoveryOnly).verify({ address: payer, hash, signature })
+    signatureValid = await checkSignature({ address: payer, hash, signature })
   } catch {
     signatureValid = false
   }
