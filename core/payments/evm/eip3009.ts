@@ -1,3 +1,5 @@
+import { type Address, concat, type Hex, hashDomain, hashStruct, keccak256 } from 'viem'
+
 /** EIP-712 types of EIP-3009 `TransferWithAuthorization` (spec: x402 details, EVM payments). */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
@@ -9,6 +11,61 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
     { name: 'nonce', type: 'bytes32' },
   ],
 } as const
+
+/** The EIP-712 domain of an EIP-3009 token: its name and version, chain and contract. */
+export interface Eip3009Domain {
+  name: string
+  version: string
+  chainId: number
+  verifyingContract: Address
+}
+
+/** The signed message of a TransferWithAuthorization. */
+export interface TransferWithAuthorizationMessage {
+  from: Address
+  to: Address
+  value: bigint
+  validAfter: bigint
+  validBefore: bigint
+  nonce: Hex
+}
+
+const DOMAIN_TYPES = {
+  EIP712Domain: [
+    { name: 'name', type: 'string' },
+    { name: 'version', type: 'string' },
+    { name: 'chainId', type: 'uint256' },
+    { name: 'verifyingContract', type: 'address' },
+  ],
+  ...TRANSFER_WITH_AUTHORIZATION_TYPES,
+} as const
+
+/** Domain separators by domain: a service accepts a handful of networks, each hashed once. */
+const separators = new Map<string, Hex>()
+
+/**
+ * The EIP-712 digest a payer signs for a TransferWithAuthorization: the same bytes as viem's
+ * `hashTypedData` (a test compares them), with the domain separator hashed once per domain
+ * instead of on every payment (a third of the digest's cost). The message is encoded by viem's
+ * `hashStruct`, which throws on a value out of its type's range as `hashTypedData` does.
+ */
+export function transferWithAuthorizationDigest(
+  domain: Eip3009Domain,
+  message: TransferWithAuthorizationMessage,
+): Hex {
+  const key = `${domain.name}\u0000${domain.version}\u0000${domain.chainId}\u0000${domain.verifyingContract.toLowerCase()}`
+  let separator = separators.get(key)
+  if (!separator) {
+    separator = hashDomain({ domain: { ...domain, chainId: BigInt(domain.chainId) }, types: DOMAIN_TYPES })
+    separators.set(key, separator)
+  }
+  const struct = hashStruct({
+    data: message,
+    primaryType: 'TransferWithAuthorization',
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+  })
+  return keccak256(concat(['0x1901', separator, struct]))
+}
 
 /** The parts of a FiatToken (USDC) ABI that settlement and its diagnosis use. */
 export const EIP3009_TOKEN_ABI = [

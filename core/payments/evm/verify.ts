@@ -1,4 +1,4 @@
-import { type Address, getAddress, type Hex, hashTypedData } from 'viem'
+import { type Address, getAddress, type Hex } from 'viem'
 import type { NonceStore } from '../ledger/nonce-store.ts'
 import { MAX_SIGNATURE_LIFETIME_SECONDS, type PaymentConfig } from '../networks.ts'
 import { type DecodedPayment, ExactEvmPayloadSchema } from '../payment-header.ts'
@@ -11,7 +11,7 @@ import {
   toStandardRequirement,
   type VerifyResult,
 } from '../verify-result.ts'
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.ts'
+import { transferWithAuthorizationDigest } from './eip3009.ts'
 import { checkSignature } from './signature-check.ts'
 
 export interface VerifyPaymentDeps {
@@ -103,17 +103,15 @@ export async function verifyEvmPayment(
   const domain = network.eip712 ?? DEFAULT_DOMAIN
   let signatureValid = false
   try {
-    const hash = hashTypedData({
-      domain: {
+    const hash = transferWithAuthorizationDigest(
+      {
         name: domain.name,
         version: domain.version,
         chainId: network.chainId,
         verifyingContract: network.asset as Address,
       },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: authorization,
-    })
+      authorization,
+    )
     signatureValid = await checkSignature({ address: payer, hash, signature })
   } catch {
     signatureValid = false
