@@ -1,0 +1,152 @@
+import type { Db } from '../../store/database.ts'
+import type { GroupCommit } from '../../store/group-commit.ts'
+import { firstOfEach, groupedLedgerStep } from './grouped-write.ts'
+import { TOP_UP_PATTERN } from './settlement-rows.ts'
+
+/** A verified payment's row, as the reserve step inserts it. */
+export interface ReserveItem {
+  id: string
+  paymentId: string
+  network: string
+  payer: string
+  amount: string
+  operation: string
+  keyId: string | null
+  /** The stored payment (stored-payment.ts) as JSON text. */
+  payment: string
+  validBefore: string | null
+}
+
+export interface SettledItem {
+  id: string
+  transaction: string | null
+  fallback: boolean
+  /** ISO time: settled_at and updated_at. */
+  at: string
+}
+
+export interface AnswerItem {
+  id: string
+  requestHash: string
+  status: number
+  body: string | null
+}
+
+/** Whether each item's id came back from the statement (ids are unique: one row each). */
+function idsReturned<I extends { id: string }>(
+  values: readonly unknown[],
+  items: readonly I[],
+  sent: boolean[],
+) {
+  const returned = new Set(values.map(String))
+  return items.map((item, index) => sent[index]! && returned.has(item.id))
+}
+
+const byId = (item: { id: string }) => item.id
+
+/**
+ * The settlement steps every x402 call takes, each shared by the calls queued together
+ * (grouped-write.ts): the row's insert, its first attempt, SETTLED, and the answer kept. Each is the
+ * same guarded statement the step runs alone, over the batch's rows (`unnest`), returning the ids it
+ * wrote, so each call learns exactly its own row's outcome. A batch holds an id at most once (the
+ * first item of an id is sent, a later one is told its row did not move, as one statement later).
+ */
+export function hotSettlementSteps(db: Db, group: GroupCommit, instanceId: string) {
+  const reserve = groupedLedgerStep<ReserveItem>(db, group, {
+    statement(items, prefix, params) {
+      const column = (pick: (item: ReserveItem) => unknown) => `${params.add(items.map(pick))}::text[]`
+      return {
+        ctes: [
+          `${prefix}reserved as (
+            insert into settlements (id, payment_id, status, phase, network, payer, amount_micros, operation,
+                                     key_id, instance_id, payment, valid_before)
+            select r.id, r.payment_id, 'PENDING', 'reserved', r.network, r.payer, r.amount::bigint, r.operation,
+                   r.key_id, ${params.add(instanceId)}::text, r.payment::jsonb, r.valid_before::timestamptz
+              from unnest(${column((i) => i.id)}, ${column((i) => i.paymentId)}, ${column((i) => i.network)},
+                          ${column((i) => i.payer)}, ${column((i) => i.amount)}, ${column((i) => i.operation)},
+                          ${column((i) => i.keyId)}, ${column((i) => i.payment)}, ${column((i) => i.validBefore)})
+                   as r(id, payment_id, network, payer, amount, operation, key_id, payment, valid_before)
+            returning id
+          )`,
+        ],
+        result: `select id as r from ${prefix}reserved`,
+      }
+    },
+    outcomes: (values, items) =>
+      idsReturned(
+        values,
+        items,
+        items.map(() => true),
+      ),
+  })
+
+  const firstAttempt = groupedLedgerStep<{ id: string; now: string }>(db, group, {
+    statement(items, prefix, params) {
+      const sent = items.filter((_, index) => firstOfEach(items, byId)[index])
+      return {
+        ctes: [
+          `${prefix}begun as (
+            update settlements s
+               set phase = 'settling', attempts = s.attempts + 1, updated_at = u.now::timestamptz
+              from unnest(${params.add(sent.map((i) => i.id))}::text[], ${params.add(sent.map((i) => i.now))}::text[])
+                   as u(id, now)
+             where s.id = u.id and s.status = 'PENDING' and s.phase = 'reserved'
+            returning s.id
+          )`,
+        ],
+        result: `select id as r from ${prefix}begun`,
+      }
+    },
+    outcomes: (values, items) => idsReturned(values, items, firstOfEach(items, byId)),
+  })
+
+  // Not a top-up: a top-up row is settled with its key's credit in one transaction (markSettled).
+  const settled = groupedLedgerStep<SettledItem>(db, group, {
+    statement(items, prefix, params) {
+      const sent = items.filter((_, index) => firstOfEach(items, byId)[index])
+      const column = (pick: (item: SettledItem) => unknown) => `${params.add(sent.map(pick))}::text[]`
+      return {
+        ctes: [
+          `${prefix}settled as (
+            update settlements s
+               set status = 'SETTLED', phase = 'done', "transaction" = u.tx, fallback = u.fallback::boolean,
+                   settled_at = u.at::timestamptz, last_error = null, updated_at = u.at::timestamptz
+              from unnest(${column((i) => i.id)}, ${column((i) => i.transaction)}, ${column((i) => String(i.fallback))},
+                          ${column((i) => i.at)}) as u(id, tx, fallback, at)
+             where s.id = u.id and s.status = 'PENDING' and s.phase in ('settling', 'unknown')
+               and s.operation not like ${params.add(TOP_UP_PATTERN)}::text
+            returning s.id
+          )`,
+        ],
+        result: `select id as r from ${prefix}settled`,
+      }
+    },
+    outcomes: (values, items) => idsReturned(values, items, firstOfEach(items, byId)),
+  })
+
+  // Kept unless the payment failed; the last answer of an id in a batch is the one kept, as when
+  // each is written in turn.
+  const lastOfEach = (items: readonly AnswerItem[]) => firstOfEach([...items].reverse(), byId).reverse()
+  const keepAnswer = groupedLedgerStep<AnswerItem>(db, group, {
+    statement(items, prefix, params) {
+      const sent = items.filter((_, index) => lastOfEach(items)[index])
+      const column = (pick: (item: AnswerItem) => unknown) => `${params.add(sent.map(pick))}::text[]`
+      return {
+        ctes: [
+          `${prefix}kept as (
+            update settlements s
+               set request_hash = u.request_hash, answer_status = u.status::int, answer_body = u.body
+              from unnest(${column((i) => i.id)}, ${column((i) => i.requestHash)}, ${column((i) => String(i.status))},
+                          ${column((i) => i.body)}) as u(id, request_hash, status, body)
+             where s.id = u.id and s.status <> 'FAILED'
+            returning s.id
+          )`,
+        ],
+        result: `select id as r from ${prefix}kept`,
+      }
+    },
+    outcomes: (values, items) => idsReturned(values, items, lastOfEach(items)),
+  })
+
+  return { reserve, firstAttempt, settled, keepAnswer }
+}
