@@ -33,7 +33,8 @@ export function createDbNonceStore(
 ): NonceStore & { sweep(): Promise<number> } {
   const claim = groupedLedgerStep<NonceClaim>(db, group, {
     statement(items, prefix, params) {
-      const sent = items.filter((_, index) => firstOfEach(items, claimKey)[index])
+      const first = firstOfEach(items, claimKey)
+      const sent = items.filter((_, index) => first[index])
       // A window has passed when it ended at or before the latest claim of the batch (claims of
       // one batch were made within one event-loop turn); a row taken over starts then.
       const now = params.add(new Date(Math.max(...items.map((item) => item.now))).toISOString())

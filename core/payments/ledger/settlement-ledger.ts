@@ -57,7 +57,9 @@ const SETTLED_FROM: SettlementPhase[] = ['settling', 'unknown']
 /**
  * A payment's way through the ledger: reserved before its operation runs, released when the
  * operation fails, then settling, retrying (or exhausted), SETTLED or FAILED; each step is one
- * guarded UPDATE (settlement-rows.ts).
+ * guarded UPDATE (settlement-rows.ts). The steps every call takes (the insert, the first attempt,
+ * SETTLED of a row that is not a top-up, the kept answer) share statements with concurrent calls
+ * (settlement-steps.ts); each still commits before the call takes its next step.
  */
 function settlementSteps(ctx: LedgerContext, maxAttempts: number, group: GroupCommit) {
   const { db, clock, config, instanceId } = ctx

@@ -48,8 +48,9 @@ const byId = (item: { id: string }) => item.id
  * The settlement steps every x402 call takes, each shared by the calls queued together
  * (grouped-write.ts): the row's insert, its first attempt, SETTLED, and the answer kept. Each is the
  * same guarded statement the step runs alone, over the batch's rows (`unnest`), returning the ids it
- * wrote, so each call learns exactly its own row's outcome. A batch holds an id at most once (the
- * first item of an id is sent, a later one is told its row did not move, as one statement later).
+ * wrote, so each call learns exactly its own row's outcome. A statement writes an id at most once:
+ * of a row's moves in one batch the first is sent and a later one is told the row did not move, as
+ * one statement later; of its kept answers the last is written, as when each is written in turn.
  */
 export function hotSettlementSteps(db: Db, group: GroupCommit, instanceId: string) {
   const reserve = groupedLedgerStep<ReserveItem>(db, group, {
@@ -82,7 +83,8 @@ export function hotSettlementSteps(db: Db, group: GroupCommit, instanceId: strin
 
   const firstAttempt = groupedLedgerStep<{ id: string; now: string }>(db, group, {
     statement(items, prefix, params) {
-      const sent = items.filter((_, index) => firstOfEach(items, byId)[index])
+      const first = firstOfEach(items, byId)
+      const sent = items.filter((_, index) => first[index])
       return {
         ctes: [
           `${prefix}begun as (
@@ -103,7 +105,8 @@ export function hotSettlementSteps(db: Db, group: GroupCommit, instanceId: strin
   // Not a top-up: a top-up row is settled with its key's credit in one transaction (markSettled).
   const settled = groupedLedgerStep<SettledItem>(db, group, {
     statement(items, prefix, params) {
-      const sent = items.filter((_, index) => firstOfEach(items, byId)[index])
+      const first = firstOfEach(items, byId)
+      const sent = items.filter((_, index) => first[index])
       const column = (pick: (item: SettledItem) => unknown) => `${params.add(sent.map(pick))}::text[]`
       return {
         ctes: [
@@ -129,7 +132,8 @@ export function hotSettlementSteps(db: Db, group: GroupCommit, instanceId: strin
   const lastOfEach = (items: readonly AnswerItem[]) => firstOfEach([...items].reverse(), byId).reverse()
   const keepAnswer = groupedLedgerStep<AnswerItem>(db, group, {
     statement(items, prefix, params) {
-      const sent = items.filter((_, index) => lastOfEach(items)[index])
+      const last = lastOfEach(items)
+      const sent = items.filter((_, index) => last[index])
       const column = (pick: (item: AnswerItem) => unknown) => `${params.add(sent.map(pick))}::text[]`
       return {
         ctes: [
