@@ -91,3 +91,53 @@ export function firstOfEach<I>(items: readonly I[], key: (item: I) => string): b
     return true
   })
 }
+
+/** One item of a combined step (combineSteps): which step it belongs to, and the step's item. */
+export interface TaggedItem<K extends string> {
+  step: K
+  item: unknown
+}
+
+/**
+ * Several ledger steps as one: every statement carries each step's CTEs, those without items over
+ * empty arrays (they write nothing), so the statement's text is the same whichever steps a batch
+ * holds. The group commit prepares one text per set of kinds present, so one kind for the whole
+ * ledger keeps those texts few (PGlite keeps a bounded number of prepared statements).
+ */
+export function combineSteps<K extends string>(
+  // biome-ignore lint/suspicious/noExplicitAny: each step reads its own items' type
+  steps: Record<K, LedgerStep<any>>,
+): LedgerStep<TaggedItem<K>> {
+  const names = Object.keys(steps) as K[]
+  const itemsOf = (items: readonly TaggedItem<K>[], name: K) =>
+    items.filter((tagged) => tagged.step === name).map((tagged) => tagged.item)
+  return {
+    statement(items, prefix, params) {
+      const built = names.map((name) =>
+        steps[name].statement(itemsOf(items, name), `${prefix}${name}_`, params),
+      )
+      return {
+        ctes: built.flatMap((statement) => statement.ctes),
+        result: built
+          .map((statement, index) => `select '${names[index]}:' || q.r as r from (${statement.result}) as q`)
+          .join(' union all '),
+      }
+    },
+    outcomes(values, items) {
+      const outcomes: boolean[] = new Array(items.length).fill(false)
+      for (const name of names) {
+        const tag = `${name}:`
+        const stepValues = values.map(String).filter((value) => value.startsWith(tag))
+        const positions = items.flatMap((tagged, index) => (tagged.step === name ? [index] : []))
+        const stepOutcomes = steps[name].outcomes(
+          stepValues.map((value) => value.slice(tag.length)),
+          positions.map((position) => items[position]!.item),
+        )
+        positions.forEach((position, offset) => {
+          outcomes[position] = stepOutcomes[offset]!
+        })
+      }
+      return outcomes
+    },
+  }
+}

@@ -7,9 +7,9 @@ import type { PaidAnswer } from '../charge.ts'
 import { buildPaymentResponse, type PaymentResponse, type SettleResult } from '../settle-result.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
 import { ledgerFigures } from './ledger-figures.ts'
+import { ledgerWritesOf } from './ledger-steps.ts'
 import { orphanSweep } from './orphan-sweep.ts'
 import { type LedgerContext, markSettled, type SettlementPhase, updatePendingRow } from './settlement-rows.ts'
-import { hotSettlementSteps } from './settlement-steps.ts'
 import { loadPayment, type StoredPayment, storePayment } from './stored-payment.ts'
 
 export type { LedgerSummary } from './ledger-figures.ts'
@@ -59,7 +59,7 @@ const SETTLED_FROM: SettlementPhase[] = ['settling', 'unknown']
  * operation fails, then settling, retrying (or exhausted), SETTLED or FAILED; each step is one
  * guarded UPDATE (settlement-rows.ts). The steps every call takes (the insert, the first attempt,
  * SETTLED of a row that is not a top-up, the kept answer) share statements with concurrent calls
- * (settlement-steps.ts); each still commits before the call takes its next step.
+ * (ledger-steps.ts); each still commits before the call takes its next step.
  */
 function settlementSteps(ctx: LedgerContext, maxAttempts: number, group: GroupCommit) {
   const { db, clock, config, instanceId } = ctx
@@ -71,8 +71,8 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number, group: GroupCo
     settledAt: clock.now(),
     lastError: null,
   })
-  // The steps every x402 call takes share statements with the concurrent calls' (settlement-steps.ts).
-  const hot = hotSettlementSteps(db, group, instanceId)
+  // The steps every x402 call takes share statements with the concurrent calls' (ledger-steps.ts).
+  const hot = ledgerWritesOf(db, group)
   return {
     /** Records a verified payment before its operation runs. */
     async reserve(payment: VerifiedPayment, operation: string, keyId: string | null): Promise<string> {
@@ -85,6 +85,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number, group: GroupCo
         amount: payment.amount.toString(),
         operation,
         keyId,
+        instanceId,
         payment: JSON.stringify(storePayment(payment)),
         validBefore: payment.validBefore?.toISOString() ?? null,
       })
