@@ -28,6 +28,41 @@ describe.each(DATABASE_KINDS)('database nonce store on %s', (kind) => {
     expect(claims.filter(Boolean)).toHaveLength(1)
   })
 
+  it('lets exactly one of 200 concurrent claims of one nonce through, from two stores on one database', async () => {
+    const stores = [createDbNonceStore(database.db, clock), createDbNonceStore(database.db, clock)]
+    const nonce = `0x${'a1'.repeat(32)}`
+    const claims = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        stores[index % 2]!.claim(
+          'eip155:8453',
+          index % 3 === 0 ? nonce.toUpperCase().replace('0X', '0x') : nonce,
+          '0xPAYER',
+          inFiveMinutes(),
+        ),
+      ),
+    )
+    expect(claims.filter(Boolean)).toHaveLength(1)
+  })
+
+  it('answers each claim of a mixed batch: fresh, replayed, expired window, duplicated in the batch', async () => {
+    const store = createDbNonceStore(database.db, clock)
+    const nonce = (byte: string) => `0x${byte.repeat(32)}`
+    // Earlier claims: one still in its window, one whose window passes before the batch.
+    expect(await store.claim('eip155:8453', nonce('b1'), '0xabc', inFiveMinutes())).toBe(true)
+    expect(await store.claim('eip155:8453', nonce('b2'), '0xabc', new Date(now.getTime() + 1_000))).toBe(true)
+    now = new Date(now.getTime() + 1_000)
+    const batch = await Promise.all([
+      store.claim('eip155:8453', nonce('b3'), '0xabc', inFiveMinutes()), // fresh
+      store.claim('eip155:8453', nonce('b1'), '0xabc', inFiveMinutes()), // replayed within its window
+      store.claim('eip155:8453', nonce('b2'), '0xabc', inFiveMinutes()), // its window has passed: taken over
+      store.claim('eip155:8453', nonce('b3'), '0xABC', inFiveMinutes()), // the fresh one again in the batch
+      store.claim('eip155:8453', nonce('b2'), '0xabc', inFiveMinutes()), // the taken-over one again
+      store.claim('eip155:84532', nonce('b1'), '0xabc', inFiveMinutes()), // another network: fresh
+    ])
+    expect(batch).toEqual([true, false, true, false, false, true])
+    expect(await store.claim('eip155:8453', nonce('b3'), '0xabc', inFiveMinutes())).toBe(false)
+  })
+
   it('rejects a nonce seen within 5 minutes, whatever the letter case', async () => {
     const store = createDbNonceStore(database.db, clock)
     const nonce = `0x${'cd'.repeat(32)}`

@@ -1,50 +1,34 @@
-import { lte, sql } from 'drizzle-orm'
+import { lte } from 'drizzle-orm'
 import type { Clock } from '../../context.ts'
-import { type Db, preparedStatement } from '../../store/database.ts'
+import type { Db } from '../../store/database.ts'
+import { type GroupCommit, groupCommitOf } from '../../store/group-commit.ts'
 import { paymentNonces } from '../../store/schema.ts'
+import { ledgerWritesOf } from './ledger-steps.ts'
 import type { NonceStore } from './nonce-store.ts'
 
 /**
  * The database NonceStore (spec: a nonce reused within 5 minutes is rejected as replay). One
- * statement claims a nonce: insert, or take over a row whose window has passed. The primary key
- * lets exactly one of any number of concurrent claims win, across processes.
+ * statement claims the nonces of concurrent calls: each is inserted, or takes over a row whose
+ * window has passed; the statement returns the nonces it claimed. The primary key lets exactly one
+ * of any number of concurrent claims win, across processes; within one batch the first claim of a
+ * nonce is the only one sent (PostgreSQL refuses to touch a row twice in one ON CONFLICT statement),
+ * so a later duplicate loses, as it would have one statement later.
  */
-export function createDbNonceStore(db: Db, clock: Clock): NonceStore & { sweep(): Promise<number> } {
-  // Every x402 payment claims a nonce: the statement is built once and runs prepared (planned once
-  // per connection, one round trip instead of describe then execute; PGlite too: preparedStatement).
-  const claimStatement = preparedStatement(
-    db,
-    db
-      .insert(paymentNonces)
-      .values({
-        network: sql.placeholder('network'),
-        payer: sql.placeholder('payer'),
-        nonce: sql.placeholder('nonce'),
-        expiresAt: sql.placeholder('expiresAt'),
-      })
-      .onConflictDoUpdate({
-        target: [paymentNonces.network, paymentNonces.payer, paymentNonces.nonce],
-        set: {
-          expiresAt: sql`${sql.placeholder('expiresAtText')}::timestamptz`,
-          createdAt: sql`${sql.placeholder('nowText')}::timestamptz`,
-        },
-        setWhere: lte(paymentNonces.expiresAt, sql`${sql.placeholder('nowText')}::timestamptz`),
-      })
-      .returning({ nonce: paymentNonces.nonce }),
-  )
+export function createDbNonceStore(
+  db: Db,
+  clock: Clock,
+  group: GroupCommit = groupCommitOf(db),
+): NonceStore & { sweep(): Promise<number> } {
+  const writes = ledgerWritesOf(db, group)
   return {
-    async claim(network, nonce, payer, expiresAt) {
-      const now = clock.now()
-      const rows = await claimStatement({
+    claim: (network, nonce, payer, expiresAt) =>
+      writes.claimNonce({
         network,
         payer: payer.toLowerCase(),
         nonce: nonce.toLowerCase(),
-        expiresAt,
-        expiresAtText: expiresAt.toISOString(),
-        nowText: now.toISOString(),
-      })
-      return rows.length === 1
-    },
+        expiresAt: expiresAt.toISOString(),
+        now: clock.now().getTime(),
+      }),
     /** Forgets nonces whose window has passed. */
     async sweep() {
       const rows = await db

@@ -304,6 +304,102 @@ describe.each(DATABASE_KINDS)('settlement service on %s', (kind) => {
     expect(await keys.get(keyId)).toMatchObject({ balanceMicros: 400_000n, tier: 'pro' })
   })
 
+  it('steps of concurrent calls share statements, and each call gets its own row and outcome', async () => {
+    const { keys, keyId } = await topUpKey()
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    const payments = Array.from({ length: 30 }, () => payment(soon()))
+    // One top-up among plain rows: settled with its credit in a transaction of its own.
+    const operations = payments.map((_, index) => (index === 7 ? 'key_upgrade:pro' : `op_${index}`))
+    const ids = await Promise.all(
+      payments.map((paid, index) => ledger.reserve(paid, operations[index]!, index === 7 ? keyId : null)),
+    )
+    expect(new Set(ids).size).toBe(30)
+    const rows = await Promise.all(ids.map((id) => ledger.get(id)))
+    for (const [index, row] of rows.entries())
+      expect(row).toMatchObject({ status: 'PENDING', phase: 'reserved', operation: operations[index] })
+    // The stored payment reads back as the one reserved (the retry worker settles from it).
+    await ledger.beginAttempt(ids[3]!, ['reserved'])
+    await ledger.retryLater(ids[3]!, 'facilitator_unavailable', 1, 0)
+    const [due] = (await ledger.due(100)).filter((row) => row.id === ids[3])
+    expect(due?.payment).toEqual(payments[3])
+
+    // A row released meanwhile does not start; the same row twice in one batch starts once.
+    await ledger.release(ids[5]!, 'operation failed')
+    const begun = await Promise.all([
+      ...ids.map((id) => ledger.beginAttempt(id, ['reserved'])),
+      ledger.beginAttempt(ids[0]!, ['reserved']),
+    ])
+    expect(begun).toEqual([...ids.map((_, index) => index !== 3 && index !== 5), false])
+
+    const settled = await Promise.all(
+      ids.map((id, index) =>
+        ledger.settled(id, {
+          success: true,
+          network: BASE_SEPOLIA,
+          payer: PAYER,
+          transaction: `0x${index}`,
+          fallback: index % 2 === 0,
+        }),
+      ),
+    )
+    expect(settled).toEqual(ids.map((_, index) => index !== 3 && index !== 5))
+    const after = await Promise.all(ids.map((id) => ledger.get(id)))
+    after.forEach((row, index) => {
+      if (index === 3) expect(row).toMatchObject({ status: 'PENDING', phase: 'retrying' })
+      else if (index === 5) expect(row).toMatchObject({ status: 'FAILED', phase: 'released' })
+      else
+        expect(row).toMatchObject({
+          status: 'SETTLED',
+          phase: 'done',
+          transaction: `0x${index}`,
+          attempts: 1,
+        })
+    })
+    expect(await keys.get(keyId)).toMatchObject({ balanceMicros: payments[7]!.amount, tier: 'pro' })
+
+    await Promise.all(
+      ids.map((id, index) =>
+        ledger.keepAnswer(id, `request-${index}`, {
+          status: 200,
+          body: index === 9 ? null : `{"n":${index}}`,
+        }),
+      ),
+    )
+    const kept = await Promise.all(
+      payments.map((paid, index) => ledger.answerFor(paid.paymentId, `request-${index}`)),
+    )
+    kept.forEach((answer, index) => {
+      if (index === 5) expect(answer).toBeUndefined()
+      else
+        expect(answer).toMatchObject({
+          answer: { status: 200, body: index === 9 ? null : `{"n":${index}}` },
+          status: index === 3 ? 'PENDING' : 'SETTLED',
+          fallback: index === 3 ? false : index % 2 === 0,
+        })
+    })
+  })
+
+  it('a payment reserved twice in one batch fails alone: the other rows of the batch are written', async () => {
+    const ledger = createSettlementLedger({ db: database.db, clock, config, instanceId: randomUUID() })
+    const payments = Array.from({ length: 5 }, () => payment(soon()))
+    const outcomes = await Promise.allSettled([
+      ...payments.map((paid) => ledger.reserve(paid, 'risk_score', null)),
+      ledger.reserve(payments[2]!, 'risk_score', null),
+    ])
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ])
+    for (const outcome of outcomes.slice(0, 5)) {
+      const id = (outcome as PromiseFulfilledResult<string>).value
+      expect(await ledger.get(id)).toMatchObject({ status: 'PENDING', phase: 'reserved' })
+    }
+  })
+
   it('keeps the answer a settled payment bought for the same request only, and forgets it a day later', async () => {
     const { ledger, service } = setup([{}])
     const paid = payment(soon())

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, inArray, lte, ne, sql } from 'drizzle-orm'
+import { and, eq, lte, sql } from 'drizzle-orm'
 import type { Micros } from '../../money.ts'
-import { preparedStatement } from '../../store/database.ts'
+import { type GroupCommit, groupCommitOf } from '../../store/group-commit.ts'
 import { settlements } from '../../store/schema.ts'
 import type { PaidAnswer } from '../charge.ts'
 import { buildPaymentResponse, type PaymentResponse, type SettleResult } from '../settle-result.ts'
 import type { VerifiedPayment } from '../verify-result.ts'
 import { ledgerFigures } from './ledger-figures.ts'
+import { ledgerWritesOf } from './ledger-steps.ts'
 import { orphanSweep } from './orphan-sweep.ts'
-import {
-  type LedgerContext,
-  markSettled,
-  notTopUp,
-  type SettlementPhase,
-  updatePendingRow,
-} from './settlement-rows.ts'
+import { type LedgerContext, markSettled, type SettlementPhase, updatePendingRow } from './settlement-rows.ts'
 import { loadPayment, type StoredPayment, storePayment } from './stored-payment.ts'
 
 export type { LedgerSummary } from './ledger-figures.ts'
@@ -52,6 +47,8 @@ export interface SettlementLedgerOptions extends LedgerContext {
    * than any settlement attempt with its receipt wait.
    */
   staleSettlingMs?: number
+  /** Where the hot steps share statements with the other writes of concurrent calls (default: the handle's). */
+  group?: GroupCommit
 }
 
 /** The phases a settlement that succeeded moves from (`unknown`: a sweep marked a row this process settled). */
@@ -60,9 +57,11 @@ const SETTLED_FROM: SettlementPhase[] = ['settling', 'unknown']
 /**
  * A payment's way through the ledger: reserved before its operation runs, released when the
  * operation fails, then settling, retrying (or exhausted), SETTLED or FAILED; each step is one
- * guarded UPDATE (settlement-rows.ts).
+ * guarded UPDATE (settlement-rows.ts). The steps every call takes (the insert, the first attempt,
+ * SETTLED of a row that is not a top-up, the kept answer) share statements with concurrent calls
+ * (ledger-steps.ts); each still commits before the call takes its next step.
  */
-function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
+function settlementSteps(ctx: LedgerContext, maxAttempts: number, group: GroupCommit) {
   const { db, clock, config, instanceId } = ctx
   const settledValues = (result: SettleResult) => ({
     status: 'SETTLED',
@@ -72,90 +71,25 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
     settledAt: clock.now(),
     lastError: null,
   })
-  // Every x402 payment is reserved: the statement is built once and runs prepared (one round trip
-  // instead of describe then execute; on PGlite, not parsed again: preparedStatement).
-  const reserveStatement = preparedStatement(
-    db,
-    db.insert(settlements).values({
-      id: sql.placeholder('id'),
-      paymentId: sql.placeholder('paymentId'),
-      status: 'PENDING',
-      phase: 'reserved',
-      network: sql.placeholder('network'),
-      payer: sql.placeholder('payer'),
-      amountMicros: sql.placeholder('amountMicros'),
-      operation: sql.placeholder('operation'),
-      keyId: sql.placeholder('keyId'),
-      instanceId: sql.placeholder('instanceId'),
-      payment: sql.placeholder('payment'),
-      validBefore: sql`${sql.placeholder('validBefore')}::timestamptz`,
-    }),
-  )
-  // Every x402 payment starts its first settlement attempt and (nearly always) settles: the two
-  // guarded UPDATEs of updatePendingRow and markSettled for those cases, built once. A top-up never
-  // matches the settled one (its key is credited in markSettled's transaction).
-  const pendingIn = (phases: readonly SettlementPhase[]) =>
-    and(
-      eq(settlements.id, sql.placeholder('id')),
-      eq(settlements.status, 'PENDING'),
-      inArray(settlements.phase, [...phases]),
-    )
-  const firstAttemptStatement = preparedStatement(
-    db,
-    db
-      .update(settlements)
-      .set({
-        phase: 'settling',
-        attempts: sql`${settlements.attempts} + 1`,
-        updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
-      })
-      .where(pendingIn(['reserved']))
-      .returning({ id: settlements.id }),
-  )
-  const settledStatement = preparedStatement(
-    db,
-    db
-      .update(settlements)
-      .set({
-        status: 'SETTLED',
-        phase: 'done',
-        transaction: sql`${sql.placeholder('transaction')}::text`,
-        fallback: sql`${sql.placeholder('fallback')}::boolean`,
-        settledAt: sql`${sql.placeholder('settledAt')}::timestamptz`,
-        lastError: null,
-        updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
-      })
-      .where(and(pendingIn(SETTLED_FROM), notTopUp))
-      .returning({ id: settlements.id }),
-  )
-  // Every paid x402 answer is kept: built once too.
-  const keepAnswerStatement = preparedStatement(
-    db,
-    db
-      .update(settlements)
-      .set({
-        requestHash: sql`${sql.placeholder('requestHash')}`,
-        answerStatus: sql`${sql.placeholder('status')}::int`,
-        answerBody: sql`${sql.placeholder('body')}`,
-      })
-      .where(and(eq(settlements.id, sql.placeholder('id')), ne(settlements.status, 'FAILED'))),
-  )
+  // The steps every x402 call takes share statements with the concurrent calls' (ledger-steps.ts).
+  const hot = ledgerWritesOf(db, group)
   return {
     /** Records a verified payment before its operation runs. */
     async reserve(payment: VerifiedPayment, operation: string, keyId: string | null): Promise<string> {
       const id = randomUUID()
-      await reserveStatement({
+      const written = await hot.reserve({
         id,
         paymentId: payment.paymentId,
         network: payment.network,
         payer: payment.payer,
-        amountMicros: payment.amount,
+        amount: payment.amount.toString(),
         operation,
         keyId,
         instanceId,
-        payment: storePayment(payment),
+        payment: JSON.stringify(storePayment(payment)),
         validBefore: payment.validBefore?.toISOString() ?? null,
       })
+      if (!written) throw new Error(`settlement ${id} was not written`)
       return id
     },
 
@@ -166,7 +100,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
     /** A settlement attempt starts; false when another worker has the row. */
     beginAttempt: async (id: string, from: SettlementPhase[]) =>
       from.length === 1 && from[0] === 'reserved'
-        ? (await firstAttemptStatement({ id, now: clock.now().toISOString() })).length === 1
+        ? hot.firstAttempt({ id, now: clock.now().toISOString() })
         : updatePendingRow(ctx, id, from, { phase: 'settling', attempts: sql`${settlements.attempts} + 1` }),
 
     /**
@@ -175,16 +109,14 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
      */
     settled: async (id: string, result: SettleResult) => {
       const values = settledValues(result)
-      const settledAt = values.settledAt.toISOString()
-      const plain = await settledStatement({
+      const plain = await hot.settled({
         id,
         transaction: values.transaction,
         fallback: values.fallback,
-        settledAt,
-        now: settledAt,
+        at: values.settledAt.toISOString(),
       })
       // A top-up, or a row that did not move: markSettled (the top-up's credit in its transaction).
-      return plain.length === 1 || markSettled(ctx, id, SETTLED_FROM, values)
+      return plain || markSettled(ctx, id, SETTLED_FROM, values)
     },
 
     failed: (id: string, reason: string) =>
@@ -232,7 +164,7 @@ function settlementSteps(ctx: LedgerContext, maxAttempts: number) {
      * the same payment and request; the answer may not have reached the caller.
      */
     async keepAnswer(id: string, requestHash: string, answer: PaidAnswer): Promise<void> {
-      await keepAnswerStatement({ id, requestHash, status: answer.status, body: answer.body })
+      await hot.keepAnswer({ id, requestHash, status: answer.status, body: answer.body })
     },
 
     /**
@@ -308,7 +240,7 @@ export function createSettlementLedger(options: SettlementLedgerOptions) {
   const maxAttempts = options.maxAttempts ?? 5
   return {
     maxAttempts,
-    ...settlementSteps(ctx, maxAttempts),
+    ...settlementSteps(ctx, maxAttempts, options.group ?? groupCommitOf(db)),
     ...orphanSweep(ctx, options.staleSettlingMs ?? 5 * 60_000),
     ...ledgerFigures(db),
   }

@@ -18,11 +18,11 @@ export interface LedgerContext {
   instanceId: string
 }
 
-/** Rows that are not a key top-up (`key_upgrade:<tier>`; LIKE's `_` escaped). */
-export const notTopUp = notLike(
-  settlements.operation,
-  `${`${KEY_UPGRADE_OPERATION_ID}:`.replace(/[\\%_]/g, '\\$&')}%`,
-)
+/** The LIKE pattern of a key top-up's operation (`key_upgrade:<tier>`; LIKE's `_` escaped). */
+export const TOP_UP_PATTERN = `${`${KEY_UPGRADE_OPERATION_ID}:`.replace(/[\\%_]/g, '\\$&')}%`
+
+/** Rows that are not a key top-up. */
+export const notTopUp = notLike(settlements.operation, TOP_UP_PATTERN)
 
 export type SettlementValues = { [K in keyof typeof settlements.$inferInsert]?: unknown }
 
