@@ -6,7 +6,7 @@ import { type Db, executePrepared, isDatabaseUnavailable } from './database.ts'
  * deadlock, a serialization failure), so none of it was written and each part may be written
  * again alone. A lost connection (its outcome in doubt) or any other failure is not.
  */
-function refusedByDatabase(error: unknown): boolean {
+export function refusedByDatabase(error: unknown): boolean {
   if (isDatabaseUnavailable(error)) return false
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     const code = (current as { code?: unknown }).code

@@ -1,5 +1,5 @@
-import { type Db, executePrepared, isDatabaseUnavailable } from '../../store/database.ts'
-import { type GroupCommit, StatementParams } from '../../store/group-commit.ts'
+import { type Db, executePrepared } from '../../store/database.ts'
+import { type GroupCommit, refusedByDatabase, StatementParams } from '../../store/group-commit.ts'
 
 /**
  * One ledger step written for a batch of calls (a nonce claim, a settlement row's insert or one of
@@ -14,21 +14,6 @@ export interface LedgerStep<I> {
 }
 
 type Outcome = { ok: true; value: boolean } | { ok: false; error: unknown }
-
-/**
- * Whether the database refused the statement (it answered with an SQLSTATE: a constraint, a
- * deadlock), so nothing of it was written and each item may be written again alone. A lost
- * connection, whose outcome is in doubt, is not.
- */
-function refusedByDatabase(error: unknown): boolean {
-  if (isDatabaseUnavailable(error)) return false
-  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return true
-    current = (current as { cause?: unknown }).cause
-  }
-  return false
-}
 
 /**
  * A ledger step whose items share statements: the items of concurrent calls go out together, in the
