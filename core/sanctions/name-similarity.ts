@@ -187,9 +187,15 @@ const letterCounts = new Int32Array(65536)
 /**
  * An upper bound of wordSimilarity that costs one pass over both words, so the candidates that
  * cannot reach a floor are not compared at all (most of those a common ending such as "-ing"
- * brings). Each edit changes at most one letter of each word's letter multiset, so the
- * Damerau-Levenshtein distance is at least the larger count of letters one word has and the
- * other lacks; Jaro-Winkler is at most 1.
+ * brings). From the letters one word has and the other lacks (counted as multisets: onlyA,
+ * onlyB; the rest, `common`, is what both share):
+ * - Damerau-Levenshtein: each edit changes at most one letter of each word's multiset, so the
+ *   distance is at least max(onlyA, onlyB);
+ * - Jaro: a match pairs two equal letters, one of each word, so there are at most `common`
+ *   matches m, and (m - t) / m is at most 1: Jaro <= (common / |a| + common / |b| + 1) / 3
+ *   (it grows with m); Jaro-Winkler adds l x 0.1 x (1 - Jaro) for a shared beginning of l
+ *   letters (at most 4) when Jaro is 0.7 or more, which also grows with Jaro, so the same
+ *   formula at the Jaro bound bounds it.
  */
 export function wordSimilarityBound(a: string, b: string): number {
   if (a === b) return 1
@@ -212,5 +218,15 @@ export function wordSimilarityBound(a: string, b: string): number {
     letterCounts[code] = 0
   }
   const longer = Math.max(a.length, b.length)
-  return (1 + 1 - Math.max(onlyA, onlyB) / longer) / 2
+  const damerau = 1 - Math.max(onlyA, onlyB) / longer
+  const common = a.length - onlyA
+  if (common === 0 || a.length === 0 || b.length === 0) return (0 + damerau) / 2
+  let jaro = (common / a.length + common / b.length + 1) / 3
+  if (jaro >= 0.7) {
+    let prefix = 0
+    const limit = Math.min(a.length, b.length, 4)
+    while (prefix < limit && a.charCodeAt(prefix) === b.charCodeAt(prefix)) prefix++
+    jaro += prefix * 0.1 * (1 - jaro)
+  }
+  return (jaro + damerau) / 2
 }
