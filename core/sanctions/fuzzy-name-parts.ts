@@ -2,7 +2,7 @@ import anyAscii from 'any-ascii'
 import { doubleMetaphone } from 'double-metaphone'
 import { createBoundedMemo } from './bounded-memo.ts'
 import { nameTokens } from './name-normaliser.ts'
-import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
+import { jaroWinkler, jaroWinklerBound, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
 
 /**
  * Name analysis for fuzzy screening (NAME_MATCHING.md, "Fuzzy mode"): a name becomes a list of
@@ -264,7 +264,12 @@ function closeTo(word: string, forms: readonly string[]): boolean {
   if (known !== undefined) return known
   let close = false
   for (const form of forms) {
-    if (Math.abs(form.length - word.length) <= 2 && wordSimilarity(word, form) >= 0.83) {
+    // The bound first (exact: it is never under the similarity, name-similarity.ts).
+    if (
+      Math.abs(form.length - word.length) <= 2 &&
+      wordSimilarityBound(word, form) >= 0.83 - 1e-9 &&
+      wordSimilarity(word, form) >= 0.83
+    ) {
       close = true
       break
     }
@@ -281,7 +286,11 @@ const phraseFormsCache = new Map<string, ReadonlySet<string>>()
 function phraseFormsOf(word: string): ReadonlySet<string> {
   let forms = phraseFormsCache.get(word)
   if (forms === undefined) {
-    forms = new Set(PHRASE_FORMS.filter((form) => jaroWinkler(word, form) >= 0.85))
+    forms = new Set(
+      PHRASE_FORMS.filter(
+        (form) => jaroWinklerBound(word, form) >= 0.85 - 1e-9 && jaroWinkler(word, form) >= 0.85,
+      ),
+    )
     if (phraseFormsCache.size >= CLOSE_TO_CACHE_MAX) phraseFormsCache.clear()
     phraseFormsCache.set(word, forms)
   }

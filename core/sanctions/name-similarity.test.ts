@@ -1,7 +1,13 @@
 import talismanDamerauLevenshtein from 'talisman/metrics/damerau-levenshtein.js'
 import talismanJaroWinkler from 'talisman/metrics/jaro-winkler.js'
 import { describe, expect, it } from 'vitest'
-import { damerauDistance, jaroWinkler, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
+import {
+  damerauDistance,
+  jaroWinkler,
+  jaroWinklerBound,
+  wordSimilarity,
+  wordSimilarityBound,
+} from './name-similarity.ts'
 
 /** A small seeded generator (mulberry32), so the pairs are the same on every run. */
 function seeded(seed: number): () => number {
@@ -100,6 +106,14 @@ describe('wordSimilarityBound', () => {
     for (const [a, b] of wordPairs(200_000))
       if (wordSimilarityBound(a, b) < wordSimilarity(a, b) - 1e-9) under++
     expect(under).toBe(0)
+  })
+
+  it('has a Jaro-Winkler half that is never under jaroWinkler', () => {
+    let under = 0
+    for (const [a, b] of wordPairs(200_000)) if (jaroWinklerBound(a, b) < jaroWinkler(a, b) - 1e-9) under++
+    expect(under).toBe(0)
+    expect(jaroWinklerBound('putin', 'ptuin')).toBe(1)
+    expect(jaroWinklerBound('trading', 'painting')).toBeCloseTo((5 / 7 + 5 / 8 + 1) / 3, 9)
   })
 
   it('rules out words that share an ending but few letters', () => {

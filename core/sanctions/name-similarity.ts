@@ -219,8 +219,12 @@ export function wordSimilarityBound(a: string, b: string): number {
   }
   const longer = Math.max(a.length, b.length)
   const damerau = 1 - Math.max(onlyA, onlyB) / longer
-  const common = a.length - onlyA
-  if (common === 0 || a.length === 0 || b.length === 0) return (0 + damerau) / 2
+  return (jaroWinklerCeiling(a, b, a.length - onlyA) + damerau) / 2
+}
+
+/** Jaro-Winkler's upper bound for two words that share `common` letters (see wordSimilarityBound). */
+function jaroWinklerCeiling(a: string, b: string, common: number): number {
+  if (common === 0 || a.length === 0 || b.length === 0) return 0
   let jaro = (common / a.length + common / b.length + 1) / 3
   if (jaro >= 0.7) {
     let prefix = 0
@@ -228,5 +232,24 @@ export function wordSimilarityBound(a: string, b: string): number {
     while (prefix < limit && a.charCodeAt(prefix) === b.charCodeAt(prefix)) prefix++
     jaro += prefix * 0.1 * (1 - jaro)
   }
-  return (jaro + damerau) / 2
+  return jaro
+}
+
+/**
+ * An upper bound of jaroWinkler in one pass over both words (the Jaro-Winkler half of
+ * wordSimilarityBound), so a word is compared in full only with forms it may come close to.
+ */
+export function jaroWinklerBound(a: string, b: string): number {
+  if (a === b) return 1
+  for (let i = 0; i < b.length; i++) letterCounts[b.charCodeAt(i)]!++
+  let common = 0
+  for (let i = 0; i < a.length; i++) {
+    const code = a.charCodeAt(i)
+    if (letterCounts[code]! > 0) {
+      letterCounts[code]!--
+      common++
+    }
+  }
+  for (let i = 0; i < b.length; i++) letterCounts[b.charCodeAt(i)] = 0
+  return jaroWinklerCeiling(a, b, common)
 }
