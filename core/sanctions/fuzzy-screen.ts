@@ -18,7 +18,7 @@ import {
   phoneticKeys,
   skeletonLetters,
 } from './fuzzy-name-parts.ts'
-import { abjadFormsOfLatin, areNameVariants, isKnownAbjadForm, nameVariants } from './given-name-variants.ts'
+import { abjadFormsOfLatin, isKnownAbjadForm, nameVariants } from './given-name-variants.ts'
 import {
   EVIDENCE_EFFECTS,
   type EvidenceAdjustment,
@@ -383,12 +383,23 @@ export function compareNameParts(
     }
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
-  const a = query.text
-  const b = listed.text
+  return compareLatinWords(query.text, nameVariants(query.text), listed.text, samePhoneticKey)
+}
+
+/**
+ * compareNameParts for two parts of the same script kind whose texts differ: `variants` are the
+ * query word's (nameVariants(a)), which a caller comparing one word with many reads once.
+ */
+function compareLatinWords(
+  a: string,
+  variants: readonly string[],
+  b: string,
+  samePhoneticKey: boolean,
+): PairResult | null {
   if (a === b) return { sim: 1, method: 'exact' }
   let sim = 0
   let method: PartMethod = 'edit_distance'
-  if (areNameVariants(a, b)) {
+  if (variants.includes(b)) {
     sim = VARIANT_SIMILARITY
     method = 'variant'
   }
@@ -427,43 +438,100 @@ function isShortWordTruncation(a: string, b: string): boolean {
 
 const VIA_PHONETIC = 1
 
-function addCandidates(ids: Map<number, number>, list: readonly number[] | undefined, flags: number): void {
-  if (!list) return
-  for (const id of list) ids.set(id, (ids.get(id) ?? 0) | flags)
+/**
+ * What candidateTokens collects into, kept with the index: the candidates in the order they
+ * were first found (the order compareWithVocabulary and then candidateNames read them in), a
+ * stamp per vocabulary token saying it is already among them, and its flags; and each token's
+ * length, which the prefix and suffix lists are filtered by. A novel word meets about a hundred
+ * candidates: typed arrays instead of a Map of them.
+ */
+interface CandidateScratch {
+  order: number[]
+  stamp: Uint32Array
+  flags: Uint8Array
+  clock: number
+  tokenLength: Uint16Array
 }
 
-/** Listed tokens a query part may match, with VIA_PHONETIC set when they share a phonetic code. */
-function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number> {
-  const ids = new Map<number, number>()
+const candidateScratches = new WeakMap<FuzzyIndex, CandidateScratch>()
+
+function candidateScratchOf(fuzzy: FuzzyIndex): CandidateScratch {
+  let scratch = candidateScratches.get(fuzzy)
+  if (!scratch) {
+    const count = fuzzy.tokens.length
+    scratch = {
+      order: [],
+      stamp: new Uint32Array(count),
+      flags: new Uint8Array(count),
+      clock: 0,
+      tokenLength: Uint16Array.from(fuzzy.tokens, (token) => Math.min(token.length, 0xffff)),
+    }
+    candidateScratches.set(fuzzy, scratch)
+  }
+  return scratch
+}
+
+/** Adds a candidate (first time: at the end of the order), or ORs its flags in. */
+function addCandidate(scratch: CandidateScratch, mark: number, id: number, flags: number): void {
+  if (scratch.stamp[id] !== mark) {
+    scratch.stamp[id] = mark
+    scratch.flags[id] = flags
+    scratch.order.push(id)
+  } else scratch.flags[id]! |= flags
+}
+
+function addCandidates(
+  scratch: CandidateScratch,
+  mark: number,
+  list: readonly number[] | undefined,
+  flags: number,
+): void {
+  if (!list) return
+  for (const id of list) addCandidate(scratch, mark, id, flags)
+}
+
+/**
+ * Listed tokens a query part may match, into the scratch's order (in the order found), with
+ * VIA_PHONETIC set in its flags when they share a phonetic code. Returns the stamp they carry.
+ */
+function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart, scratch: CandidateScratch): number {
+  scratch.order.length = 0
+  if (scratch.clock >= 0xfffffff0) {
+    scratch.stamp.fill(0)
+    scratch.clock = 0
+  }
+  const mark = ++scratch.clock
   const exact = fuzzy.tokenIds.get(part.text)
-  if (exact !== undefined) ids.set(exact, 0)
+  if (exact !== undefined) addCandidate(scratch, mark, exact, 0)
   for (const variant of nameVariants(part.text)) {
     const id = fuzzy.tokenIds.get(variant)
-    if (id !== undefined) ids.set(id, ids.get(id) ?? 0)
+    if (id !== undefined) addCandidate(scratch, mark, id, 0)
   }
   if (!part.abjad) {
     // Arabic- and Hebrew-script names the source gives this Latin form (or a variant of it) for.
     for (const latin of [part.text, ...nameVariants(part.text)]) {
       for (const form of abjadFormsOfLatin(latin)) {
         const id = fuzzy.tokenIds.get(form)
-        if (id !== undefined && fuzzy.tokenAbjad[id] === 1) ids.set(id, ids.get(id) ?? 0)
+        if (id !== undefined && fuzzy.tokenAbjad[id] === 1) addCandidate(scratch, mark, id, 0)
       }
     }
   }
-  for (const key of phoneticKeys(part.text)) addCandidates(ids, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
-  if (part.text.length >= 4) {
+  for (const key of phoneticKeys(part.text))
+    addCandidates(scratch, mark, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
+  const length = part.text.length
+  if (length >= 4) {
     for (const list of [fuzzy.byPrefix.get(part.text.slice(0, 3)), fuzzy.bySuffix.get(part.text.slice(-3))]) {
       if (!list) continue
       for (const id of list) {
-        if (Math.abs(fuzzy.tokens[id]!.length - part.text.length) <= 2) ids.set(id, ids.get(id) ?? 0)
+        if (Math.abs(scratch.tokenLength[id]! - length) <= 2) addCandidate(scratch, mark, id, 0)
       }
     }
   }
   if (!part.abjad) {
-    for (const skeleton of part.skeletons) addCandidates(ids, fuzzy.bySkeleton.get(skeleton), 0)
-    for (const id of tokensWithinOneEdit(fuzzy, part.text)) if (!ids.has(id)) ids.set(id, 0)
+    for (const skeleton of part.skeletons) addCandidates(scratch, mark, fuzzy.bySkeleton.get(skeleton), 0)
+    for (const id of tokensWithinOneEdit(fuzzy, part.text)) addCandidate(scratch, mark, id, 0)
   }
-  return ids
+  return mark
 }
 
 function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
@@ -540,8 +608,17 @@ export function fuzzyWordMemoHolding(index: SanctionsIndex): { answers: number; 
  */
 function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<number, PairResult> {
   const matches = new Map<number, PairResult>()
-  for (const [id, flags] of candidateTokens(fuzzy, part)) {
-    const result = compareNameParts(part, listedPart(fuzzy, id), (flags & VIA_PHONETIC) !== 0)
+  const scratch = candidateScratchOf(fuzzy)
+  candidateTokens(fuzzy, part, scratch)
+  const variants = nameVariants(part.text)
+  for (const id of scratch.order) {
+    const samePhoneticKey = (scratch.flags[id]! & VIA_PHONETIC) !== 0
+    // compareNameParts, its variants read once: a listed token is abjad exactly when the
+    // index holds its skeletons (tokenAbjad).
+    const result =
+      fuzzy.tokenAbjad[id] === 0 && !part.abjad
+        ? compareLatinWords(part.text, variants, fuzzy.tokens[id]!, samePhoneticKey)
+        : compareNameParts(part, listedPart(fuzzy, id), samePhoneticKey)
     if (result) matches.set(id, result)
   }
   return matches.size > 0 ? matches : NO_MATCHES
