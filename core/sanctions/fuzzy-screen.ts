@@ -27,7 +27,12 @@ import {
   type MatchEvidence,
 } from './match-evidence.ts'
 import { nameKeys } from './name-normaliser.ts'
-import { jaroWinkler, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
+import {
+  jaroWinkler,
+  wordSimilarity,
+  wordSimilarityBound,
+  wordSimilarityBoundFrom,
+} from './name-similarity.ts'
 import { REF_SLOTS, type SanctionsIndex } from './sanctions-index.ts'
 import {
   baseMatch,
@@ -383,16 +388,19 @@ export function compareNameParts(
     }
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
-  return compareLatinWords(query.text, nameVariants(query.text), listed.text, samePhoneticKey)
+  const a = query.text
+  return compareLatinWords(a, nameVariants(a), (b) => wordSimilarityBound(a, b), listed.text, samePhoneticKey)
 }
 
 /**
  * compareNameParts for two parts of the same script kind whose texts differ: `variants` are the
- * query word's (nameVariants(a)), which a caller comparing one word with many reads once.
+ * query word's (nameVariants(a)) and `bound` its wordSimilarityBound, which a caller comparing
+ * one word with many prepares once.
  */
 function compareLatinWords(
   a: string,
   variants: readonly string[],
+  bound: (b: string) => number,
   b: string,
   samePhoneticKey: boolean,
 ): PairResult | null {
@@ -410,7 +418,7 @@ function compareLatinWords(
   if (
     ((Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
       isShortWordTruncation(a, b)) &&
-    wordSimilarityBound(a, b) >= needed - 1e-9
+    bound(b) >= needed - 1e-9
   ) {
     close = wordSimilarity(a, b)
     if (close > sim) {
@@ -611,13 +619,14 @@ function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<
   const scratch = candidateScratchOf(fuzzy)
   candidateTokens(fuzzy, part, scratch)
   const variants = nameVariants(part.text)
+  const bound = wordSimilarityBoundFrom(part.text)
   for (const id of scratch.order) {
     const samePhoneticKey = (scratch.flags[id]! & VIA_PHONETIC) !== 0
     // compareNameParts, its variants read once: a listed token is abjad exactly when the
     // index holds its skeletons (tokenAbjad).
     const result =
       fuzzy.tokenAbjad[id] === 0 && !part.abjad
-        ? compareLatinWords(part.text, variants, fuzzy.tokens[id]!, samePhoneticKey)
+        ? compareLatinWords(part.text, variants, bound, fuzzy.tokens[id]!, samePhoneticKey)
         : compareNameParts(part, listedPart(fuzzy, id), samePhoneticKey)
     if (result) matches.set(id, result)
   }
@@ -769,7 +778,8 @@ function joinedAt(
   else if (text.length >= 6) {
     for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
       const token = fuzzy.tokens[id]!
-      if (Math.abs(token.length - text.length) > 1) continue
+      // The bound first: exact, it is never under the similarity (name-similarity.ts).
+      if (Math.abs(token.length - text.length) > 1 || wordSimilarityBound(text, token) < 0.9 - 1e-9) continue
       const sim = wordSimilarity(text, token)
       if (sim >= 0.9) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
     }

@@ -222,6 +222,38 @@ export function wordSimilarityBound(a: string, b: string): number {
   return (jaroWinklerCeiling(a, b, a.length - onlyA) + damerau) / 2
 }
 
+/**
+ * wordSimilarityBound(a, b) for one word `a` and many words `b`, the same values: a's letters
+ * are counted once (compareWithVocabulary bounds a query word against a hundred candidates), so
+ * each candidate costs two passes over its own letters. ASCII words (the folded parts are);
+ * any other falls back to wordSimilarityBound.
+ */
+export function wordSimilarityBoundFrom(a: string): (b: string) => number {
+  const counts = new Int32Array(128)
+  for (let i = 0; i < a.length; i++) {
+    const code = a.charCodeAt(i)
+    if (code >= 128) return (b) => wordSimilarityBound(a, b)
+    counts[code]!++
+  }
+  const used = new Int32Array(128)
+  return (b) => {
+    if (a === b) return 1
+    let common = 0
+    let i = 0
+    for (; i < b.length; i++) {
+      const code = b.charCodeAt(i)
+      if (code >= 128) break
+      if (used[code]! < counts[code]!) common++
+      used[code]!++
+    }
+    for (let j = 0; j < i; j++) used[b.charCodeAt(j)] = 0
+    if (i < b.length) return wordSimilarityBound(a, b)
+    const longer = Math.max(a.length, b.length)
+    const damerau = 1 - Math.max(a.length - common, b.length - common) / longer
+    return (jaroWinklerCeiling(a, b, common) + damerau) / 2
+  }
+}
+
 /** Jaro-Winkler's upper bound for two words that share `common` letters (see wordSimilarityBound). */
 function jaroWinklerCeiling(a: string, b: string, common: number): number {
   if (common === 0 || a.length === 0 || b.length === 0) return 0
