@@ -458,7 +458,7 @@ interface CandidateScratch {
   stamp: Uint32Array
   flags: Uint8Array
   clock: number
-  tokenLength: Uint16Array
+  tokenLength: Uint32Array
 }
 
 const candidateScratches = new WeakMap<FuzzyIndex, CandidateScratch>()
@@ -472,7 +472,7 @@ function candidateScratchOf(fuzzy: FuzzyIndex): CandidateScratch {
       stamp: new Uint32Array(count),
       flags: new Uint8Array(count),
       clock: 0,
-      tokenLength: Uint16Array.from(fuzzy.tokens, (token) => Math.min(token.length, 0xffff)),
+      tokenLength: Uint32Array.from(fuzzy.tokens, (token) => token.length),
     }
     candidateScratches.set(fuzzy, scratch)
   }
@@ -620,14 +620,34 @@ function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<
   candidateTokens(fuzzy, part, scratch)
   const variants = nameVariants(part.text)
   const bound = wordSimilarityBoundFrom(part.text)
+  // The vocabulary ids of the word itself and of its variants (tokens are unique texts), so
+  // most candidates are refused on their length alone, without reading their text.
+  const self = fuzzy.tokenIds.get(part.text)
+  const variantIds = new Set<number>()
+  for (const variant of variants) {
+    const id = fuzzy.tokenIds.get(variant)
+    if (id !== undefined) variantIds.add(id)
+  }
+  const length = part.text.length
   for (const id of scratch.order) {
     const samePhoneticKey = (scratch.flags[id]! & VIA_PHONETIC) !== 0
+    let result: PairResult | null
     // compareNameParts, its variants read once: a listed token is abjad exactly when the
     // index holds its skeletons (tokenAbjad).
-    const result =
-      fuzzy.tokenAbjad[id] === 0 && !part.abjad
-        ? compareLatinWords(part.text, variants, bound, fuzzy.tokens[id]!, samePhoneticKey)
-        : compareNameParts(part, listedPart(fuzzy, id), samePhoneticKey)
+    if (fuzzy.tokenAbjad[id] === 0 && !part.abjad) {
+      // compareLatinWords pairs two different words only as variants or through wordSimilarity,
+      // which it computes only for these lengths (and isShortWordTruncation's 3 and 4).
+      const listedLength = scratch.tokenLength[id]!
+      if (
+        id !== self &&
+        !variantIds.has(id) &&
+        !(Math.min(length, listedLength) >= 4 && Math.abs(length - listedLength) <= 3) &&
+        !(length + listedLength === 7 && Math.min(length, listedLength) === 3)
+      ) {
+        continue
+      }
+      result = compareLatinWords(part.text, variants, bound, fuzzy.tokens[id]!, samePhoneticKey)
+    } else result = compareNameParts(part, listedPart(fuzzy, id), samePhoneticKey)
     if (result) matches.set(id, result)
   }
   return matches.size > 0 ? matches : NO_MATCHES
@@ -646,6 +666,7 @@ function comparisonKey(part: QueryPart): string {
 const NO_MATCHES: ReadonlyMap<number, PairResult> = new Map()
 const NO_JOINED: readonly JoinedMatch[] = Object.freeze([])
 const NO_SPLITS = new Int32Array(0)
+const NO_SPLIT_GROUPS: ReadonlyMap<number, readonly SplitMatch[]> = new Map()
 
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
   const memo = memosOf(fuzzy).comparisons
@@ -962,7 +983,7 @@ function scoreName(
   query: readonly QueryPart[],
   name: number,
   joined: readonly JoinedMatch[],
-  split: readonly SplitMatch[],
+  splitsByLeft: ReadonlyMap<number, readonly SplitMatch[]>,
   person: boolean,
 ): NameScore | null {
   const start = fuzzy.partStart[name]!
@@ -1020,10 +1041,16 @@ function scoreName(
       })
     }
   }
-  for (const match of split) {
-    const last = match.thirdId >= 0 ? 2 : 1
-    for (let p = start; p + last < end && p + last - start < MAX_PARTS; p++) {
-      if (fuzzy.partToken[p] !== match.leftId || fuzzy.partToken[p + 1] !== match.rightId) continue
+  // By listed part, each part's splits in their order: the pairs come out in another order
+  // than split by split, but two pairs of different listed parts never tie in byPairOrder (l0
+  // decides), and those of one part keep their order, so the sorted pairs are the same.
+  for (let p = start; p < end; p++) {
+    const group = splitsByLeft.get(fuzzy.partToken[p]!)
+    if (group === undefined) continue
+    for (const match of group) {
+      const last = match.thirdId >= 0 ? 2 : 1
+      if (p + last >= end || p + last - start >= MAX_PARTS) continue
+      if (fuzzy.partToken[p + 1] !== match.rightId) continue
       if (last === 2 && fuzzy.partToken[p + 2] !== match.thirdId) continue
       const factor =
         checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
@@ -1405,7 +1432,7 @@ function offerExact(
           ? MATCH_SCORES.weakAlias
           : MATCH_SCORES.strongAlias
     const person = index.entries[entryIndex]!.entry_type === 'person'
-    const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
+    const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], NO_SPLIT_GROUPS, person) : null
     const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
     offer(best, {
       entryIndex,
@@ -1456,13 +1483,20 @@ export function screenNameFuzzy(
   const floor = Math.max(0, threshold - lift) * WEAK_ALIAS_FACTOR
   const twoForOne = new Set<number>()
   for (const match of joined) twoForOne.add(match.tokenId)
-  for (const match of split) twoForOne.add(match.leftId)
+  // The split words by their first listed word, in their order (scoreName).
+  const splitsByLeft = new Map<number, SplitMatch[]>()
+  for (const match of split) {
+    twoForOne.add(match.leftId)
+    const group = splitsByLeft.get(match.leftId)
+    if (group) group.push(match)
+    else splitsByLeft.set(match.leftId, [match])
+  }
   const bestSims = new Float64Array(query.length)
   for (const n of candidateNames(fuzzy, query, joined, split)) {
     if (!hasAnyToken(fuzzy, n, twoForOne) && scoreBound(fuzzy, query, n, bestSims) < floor) continue
     const entryIndex = fuzzy.nameEntry[n]!
     const entry = index.entries[entryIndex]!
-    const detail = scoreName(fuzzy, query, n, joined, split, entry.entry_type === 'person')
+    const detail = scoreName(fuzzy, query, n, joined, splitsByLeft, entry.entry_type === 'person')
     if (!detail) continue
     const slot = fuzzy.nameSlot[n]!
     const factor = isWeak(aliasOf(entry, slot)) ? WEAK_ALIAS_FACTOR : 1
