@@ -1194,36 +1194,115 @@ function scoreName(
 }
 
 /**
+ * What scoreBound reads, per screen, kept with the index: for each listed token a query word
+ * pairs with, a row of its similarity to each query word (0: none), and which tokens a joined
+ * or split word begins with (twoForOne). Stamps instead of clearing, rows instead of a Map
+ * lookup per query word per listed part (scoreBound runs for thousands of names a screen).
+ */
+interface BoundTable {
+  stamp: Uint32Array
+  row: Uint32Array
+  twoForOne: Uint32Array
+  clock: number
+  sims: Float64Array
+  width: number
+}
+
+const boundTables = new WeakMap<FuzzyIndex, BoundTable>()
+
+/** Fills the index's bound table for this query (and its twoForOne tokens); returns it. */
+function boundTableFor(
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  twoForOne: Iterable<number>,
+): BoundTable {
+  let table = boundTables.get(fuzzy)
+  if (!table) {
+    const count = fuzzy.tokens.length
+    table = {
+      stamp: new Uint32Array(count),
+      row: new Uint32Array(count),
+      twoForOne: new Uint32Array(count),
+      clock: 0,
+      sims: new Float64Array(1024),
+      width: 0,
+    }
+    boundTables.set(fuzzy, table)
+  }
+  if (table.clock >= 0xfffffff0) {
+    table.stamp.fill(0)
+    table.twoForOne.fill(0)
+    table.clock = 0
+  }
+  const mark = ++table.clock
+  const width = query.length
+  table.width = width
+  let rows = 0
+  for (let q = 0; q < width; q++) {
+    const part = query[q]!
+    if (part.role !== 'name') continue
+    for (const [token, result] of part.matches) {
+      if (table.stamp[token] !== mark) {
+        table.stamp[token] = mark
+        table.row[token] = rows
+        if ((rows + 1) * width > table.sims.length) {
+          const grown = new Float64Array(Math.max(table.sims.length * 2, (rows + 1) * width))
+          grown.set(table.sims)
+          table.sims = grown
+        }
+        table.sims.fill(0, rows * width, (rows + 1) * width)
+        rows++
+      }
+      table.sims[table.row[token]! * width + q] = result.sim
+    }
+  }
+  for (const token of twoForOne) table.twoForOne[token] = mark
+  return table
+}
+
+/** True when name `name` holds a token a joined or split query word begins with (boundTableFor). */
+function hasTwoForOne(fuzzy: FuzzyIndex, table: BoundTable, name: number): boolean {
+  for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) {
+    if (table.twoForOne[fuzzy.partToken[p]!] === table.clock) return true
+  }
+  return false
+}
+
+/**
  * An upper bound of scoreName's score, computed without allocating: each query part at its
  * best similarity in the name, listed parts that nothing in the query resembles counted as
- * unmatched. Names whose bound is under the floor are not aligned at all.
+ * unmatched. Names whose bound is under the floor are not aligned at all. Reads the query's
+ * pairs from the bound table (boundTableFor).
  */
 function scoreBound(
   fuzzy: FuzzyIndex,
   query: readonly QueryPart[],
   name: number,
   best: Float64Array,
+  table: BoundTable,
 ): number {
   // Only persons' names get QUERY_DETAIL_FACTOR; a bound may assume it for every name.
   const start = fuzzy.partStart[name]!
   const end = fuzzy.partStart[name + 1]!
-  best.fill(0, 0, query.length)
+  const width = query.length
+  best.fill(0, 0, width)
   let listedRest = 0
   for (let p = start; p < end; p++) {
-    const role = ROLE_CODES[fuzzy.partRole[p]!]!
-    if (role !== 'name' && role !== 'honorific') continue
+    const roleCode = fuzzy.partRole[p]!
+    if (roleCode !== NAME_ROLE && roleCode !== HONORIFIC) continue
     const token = fuzzy.partToken[p]!
     let matched = false
-    for (let q = 0; q < query.length; q++) {
-      const part = query[q]!
-      if (part.role !== 'name') continue
-      const result = part.matches.get(token)
-      if (result) {
-        matched = true
-        if (result.sim > best[q]!) best[q] = result.sim
+    if (table.stamp[token] === table.clock) {
+      const row = table.row[token]! * width
+      for (let q = 0; q < width; q++) {
+        const sim = table.sims[row + q]!
+        if (sim > 0) {
+          matched = true
+          if (sim > best[q]!) best[q] = sim
+        }
       }
     }
-    if (!matched && role === 'name') listedRest += fuzzy.tokenWeight[token]!
+    if (!matched && roleCode === NAME_ROLE) listedRest += fuzzy.tokenWeight[token]!
   }
   let weighted = 0
   let total = 0
@@ -1231,7 +1310,7 @@ function scoreBound(
   // word is matched, or the name is in Arabic script (whose nasab may be left out).
   const arabic = fuzzy.nameScript[name] === ARABIC_SCRIPT
   const unmatchedCost = arabic ? NASAB_FACTOR : listedRest === 0 ? CLOSE_QUERY_DETAIL_FACTOR : 1
-  for (let q = 0; q < query.length; q++) {
+  for (let q = 0; q < width; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
     const weight = part.weight
@@ -1241,14 +1320,6 @@ function scoreBound(
   // Words of an Arabic-script name's nasab may cost NASAB_FACTOR only (nasabFactor).
   const listedCost = arabic ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
   return total === 0 ? 1 : weighted / (total + listedCost * listedRest)
-}
-
-function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number>): boolean {
-  if (tokens.size === 0) return false
-  for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) {
-    if (tokens.has(fuzzy.partToken[p]!)) return true
-  }
-  return false
 }
 
 /** How many names hold token `t`. */
@@ -1492,8 +1563,10 @@ export function screenNameFuzzy(
     else splitsByLeft.set(match.leftId, [match])
   }
   const bestSims = new Float64Array(query.length)
-  for (const n of candidateNames(fuzzy, query, joined, split)) {
-    if (!hasAnyToken(fuzzy, n, twoForOne) && scoreBound(fuzzy, query, n, bestSims) < floor) continue
+  const candidates = candidateNames(fuzzy, query, joined, split)
+  const table = boundTableFor(fuzzy, query, twoForOne)
+  for (const n of candidates) {
+    if (!hasTwoForOne(fuzzy, table, n) && scoreBound(fuzzy, query, n, bestSims, table) < floor) continue
     const entryIndex = fuzzy.nameEntry[n]!
     const entry = index.entries[entryIndex]!
     const detail = scoreName(fuzzy, query, n, joined, splitsByLeft, entry.entry_type === 'person')
