@@ -434,6 +434,21 @@ function compareLatinWords(
 }
 
 /**
+ * wordSimilarityBound for two words of these lengths whatever their letters: they share at most
+ * the shorter's letters (Jaro at most (shorter / a + shorter / b + 1) / 3, and Jaro-Winkler at
+ * most 0.4 of the rest above it, four letters of shared beginning), and Damerau-Levenshtein
+ * needs at least the difference of the lengths.
+ */
+function lengthBound(a: number, b: number): number {
+  const shorter = Math.min(a, b)
+  const longer = Math.max(a, b)
+  if (shorter === 0) return (0 + 1 - longer / longer) / 2
+  const jaro = (shorter / a + shorter / b + 1) / 3
+  const winkler = jaro >= 0.7 ? jaro + 4 * 0.1 * (1 - jaro) : jaro
+  return (winkler + 1 - (longer - shorter) / longer) / 2
+}
+
+/**
  * A three-letter word that is a four-letter one with one letter left out, the first letter kept
  * ("Erc" / "Eric", "Yon" / "Yong"): the one typo a word this short may carry and still pair.
  */
@@ -638,13 +653,20 @@ function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<
       // compareLatinWords pairs two different words only as variants or through wordSimilarity,
       // which it computes only for these lengths (and isShortWordTruncation's 3 and 4).
       const listedLength = scratch.tokenLength[id]!
-      if (
-        id !== self &&
-        !variantIds.has(id) &&
-        !(Math.min(length, listedLength) >= 4 && Math.abs(length - listedLength) <= 3) &&
-        !(length + listedLength === 7 && Math.min(length, listedLength) === 3)
-      ) {
-        continue
+      if (id !== self && !variantIds.has(id)) {
+        if (
+          !(Math.min(length, listedLength) >= 4 && Math.abs(length - listedLength) <= 3) &&
+          !(length + listedLength === 7 && Math.min(length, listedLength) === 3)
+        ) {
+          continue
+        }
+        // Nor when the lengths alone rule it out: the similarity it would compute is at most
+        // lengthBound, and pairs only from PART_FLOOR (PHONETIC_MIN_SIMILARITY for a phonetic pair).
+        if (
+          lengthBound(length, listedLength) <
+          (samePhoneticKey ? PHONETIC_MIN_SIMILARITY : PART_FLOOR) - 1e-6
+        )
+          continue
       }
       result = compareLatinWords(part.text, variants, bound, fuzzy.tokens[id]!, samePhoneticKey)
     } else result = compareNameParts(part, listedPart(fuzzy, id), samePhoneticKey)
@@ -797,10 +819,12 @@ function joinedAt(
   const exact = fuzzy.tokenIds.get(text)
   if (exact !== undefined) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: exact, sim: SPLIT_SIMILARITY })
   else if (text.length >= 6) {
+    const tokenLength = candidateScratchOf(fuzzy).tokenLength
     for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
+      if (Math.abs(tokenLength[id]! - text.length) > 1) continue
       const token = fuzzy.tokens[id]!
       // The bound first: exact, it is never under the similarity (name-similarity.ts).
-      if (Math.abs(token.length - text.length) > 1 || wordSimilarityBound(text, token) < 0.9 - 1e-9) continue
+      if (wordSimilarityBound(text, token) < 0.9 - 1e-9) continue
       const sim = wordSimilarity(text, token)
       if (sim >= 0.9) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
     }
@@ -829,9 +853,9 @@ function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): Int32Array {
   }
   for (let cut = 2; cut <= part.text.length - 2; cut++) {
     const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
+    if (leftId === undefined) continue
     const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
-    if (leftId !== undefined && rightId !== undefined)
-      split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
+    if (rightId !== undefined) split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
   }
   if (split.length === 0) return NO_SPLITS
   // Three ids a split, in a typed array: long words have hundreds of readings, and the memo keeps them.
