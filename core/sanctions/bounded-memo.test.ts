@@ -70,4 +70,21 @@ describe('createBoundedMemo', () => {
     expect(memo.size).toBe(0)
     expect(memo.cost).toBe(0)
   })
+
+  it('stays within its capacity and answers right over a long stream of new keys, some asked for again', () => {
+    const memo = createBoundedMemo<string>(1000, (value) => 1 + (value.length % 3))
+    let computed = 0
+    const answerFor = (n: number) => () => {
+      computed++
+      return `v${n}`
+    }
+    for (let i = 0; i < 100_000; i++) {
+      expect(memo.get(`k${i}`, answerFor(i))).toBe(`v${i}`)
+      if (i % 3 === 0 && i > 10) expect(memo.get(`k${i - 10}`, answerFor(i - 10))).toBe(`v${i - 10}`)
+      expect(memo.cost).toBeLessThanOrEqual(1000)
+    }
+    // Answers asked for again within a few keys are remembered: fewer computations than asks.
+    expect(computed).toBeLessThan(100_000 + 33_330)
+    expect(memo.size).toBeGreaterThan(300)
+  })
 })
