@@ -681,7 +681,9 @@ function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<
  * differently); a Latin part's skeletons follow from its text.
  */
 function comparisonKey(part: QueryPart): string {
-  return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : `l ${part.text}`
+  // A Latin part's text alone (it has no space, so no abjad key is one): the very string the
+  // analysis made, whose hash the engine already keeps from the vocabulary lookup.
+  return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : part.text
 }
 
 /** The empty answers, one each, so that the many words with none hold no array of their own. */
