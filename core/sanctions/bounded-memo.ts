@@ -39,7 +39,8 @@ export function createBoundedMemo<V>(
   costOf: (value: V) => number = () => 1,
 ): BoundedMemo<V> {
   const entries = new Map<string, Held<V>>()
-  let queue: Held<V>[] = []
+  // Swept slots are emptied at once, so an answer that goes is not held by the queue until the next compaction.
+  let queue: Array<Held<V> | undefined> = []
   let head = 0
   let held = 0
   return {
@@ -55,7 +56,8 @@ export function createBoundedMemo<V>(
       if (cost > capacity) return value
       // The oldest first: one asked for since goes to the back, unmarked; one not, goes.
       while (held + cost > capacity) {
-        const oldest = queue[head++]!
+        const oldest = queue[head]!
+        queue[head++] = undefined
         if (oldest.used) {
           oldest.used = false
           queue.push(oldest)
