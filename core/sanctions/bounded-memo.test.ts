@@ -78,11 +78,15 @@ describe('createBoundedMemo', () => {
       computed++
       return `v${n}`
     }
+    let wrong = 0
+    let mostHeld = 0
     for (let i = 0; i < 100_000; i++) {
-      expect(memo.get(`k${i}`, answerFor(i))).toBe(`v${i}`)
-      if (i % 3 === 0 && i > 10) expect(memo.get(`k${i - 10}`, answerFor(i - 10))).toBe(`v${i - 10}`)
-      expect(memo.cost).toBeLessThanOrEqual(1000)
+      if (memo.get(`k${i}`, answerFor(i)) !== `v${i}`) wrong++
+      if (i % 3 === 0 && i > 10 && memo.get(`k${i - 10}`, answerFor(i - 10)) !== `v${i - 10}`) wrong++
+      mostHeld = Math.max(mostHeld, memo.cost)
     }
+    expect(wrong).toBe(0)
+    expect(mostHeld).toBeLessThanOrEqual(1000)
     // Answers asked for again within a few keys are remembered: fewer computations than asks.
     expect(computed).toBeLessThan(100_000 + 33_330)
     expect(memo.size).toBeGreaterThan(300)
