@@ -70,4 +70,25 @@ describe('createBoundedMemo', () => {
     expect(memo.size).toBe(0)
     expect(memo.cost).toBe(0)
   })
+
+  it('stays within its capacity and answers right over a long stream of new keys, some asked for again', () => {
+    const memo = createBoundedMemo<string>(1000, (value) => 1 + (value.length % 3))
+    let computed = 0
+    const answerFor = (n: number) => () => {
+      computed++
+      return `v${n}`
+    }
+    let wrong = 0
+    let mostHeld = 0
+    for (let i = 0; i < 100_000; i++) {
+      if (memo.get(`k${i}`, answerFor(i)) !== `v${i}`) wrong++
+      if (i % 3 === 0 && i > 10 && memo.get(`k${i - 10}`, answerFor(i - 10)) !== `v${i - 10}`) wrong++
+      mostHeld = Math.max(mostHeld, memo.cost)
+    }
+    expect(wrong).toBe(0)
+    expect(mostHeld).toBeLessThanOrEqual(1000)
+    // Answers asked for again within a few keys are remembered: fewer computations than asks.
+    expect(computed).toBeLessThan(100_000 + 33_330)
+    expect(memo.size).toBeGreaterThan(300)
+  })
 })

@@ -20,18 +20,28 @@ export interface BoundedMemo<V> {
 }
 
 interface Held<V> {
+  key: string
   value: V
   cost: number
   /** Asked for since the sweep last passed it. */
   used: boolean
 }
 
-/** A BoundedMemo over a Map, whose insertion order is the sweep order. */
+/**
+ * A BoundedMemo over a Map (the lookup) and a queue of the answers in sweep order (a plain
+ * array read from `head`): the sweep takes the oldest from the front and puts one asked for
+ * since at the back. A queue, not the Map's own order: deleting a Map's first entries and
+ * iterating from its start again walks over every deleted slot until the Map is rebuilt, which a
+ * full memo (every new word evicts) paid on each miss.
+ */
 export function createBoundedMemo<V>(
   capacity: number,
   costOf: (value: V) => number = () => 1,
 ): BoundedMemo<V> {
   const entries = new Map<string, Held<V>>()
+  // Swept slots are emptied at once, so an answer that goes is not held by the queue until the next compaction.
+  let queue: Array<Held<V> | undefined> = []
+  let head = 0
   let held = 0
   return {
     get(key, compute) {
@@ -46,14 +56,24 @@ export function createBoundedMemo<V>(
       if (cost > capacity) return value
       // The oldest first: one asked for since goes to the back, unmarked; one not, goes.
       while (held + cost > capacity) {
-        const oldest = entries.entries().next().value as [string, Held<V>]
-        entries.delete(oldest[0])
-        if (oldest[1].used) {
-          oldest[1].used = false
-          entries.set(oldest[0], oldest[1])
-        } else held -= oldest[1].cost
+        const oldest = queue[head]!
+        queue[head++] = undefined
+        if (oldest.used) {
+          oldest.used = false
+          queue.push(oldest)
+        } else {
+          entries.delete(oldest.key)
+          held -= oldest.cost
+        }
       }
-      entries.set(key, { value, cost, used: false })
+      // The swept front is dropped once it is half the queue (amortised: each answer is moved once).
+      if (head > 64 && head * 2 > queue.length) {
+        queue = queue.slice(head)
+        head = 0
+      }
+      const answer: Held<V> = { key, value, cost, used: false }
+      entries.set(key, answer)
+      queue.push(answer)
       held += cost
       return value
     },
@@ -65,6 +85,8 @@ export function createBoundedMemo<V>(
     },
     clear() {
       entries.clear()
+      queue = []
+      head = 0
       held = 0
     },
   }

@@ -2,7 +2,7 @@ import anyAscii from 'any-ascii'
 import { doubleMetaphone } from 'double-metaphone'
 import { createBoundedMemo } from './bounded-memo.ts'
 import { nameTokens } from './name-normaliser.ts'
-import { jaroWinkler, wordSimilarity } from './name-similarity.ts'
+import { jaroWinkler, jaroWinklerBound, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
 
 /**
  * Name analysis for fuzzy screening (NAME_MATCHING.md, "Fuzzy mode"): a name becomes a list of
@@ -264,7 +264,12 @@ function closeTo(word: string, forms: readonly string[]): boolean {
   if (known !== undefined) return known
   let close = false
   for (const form of forms) {
-    if (Math.abs(form.length - word.length) <= 2 && wordSimilarity(word, form) >= 0.83) {
+    // The bound first (exact: it is never under the similarity, name-similarity.ts).
+    if (
+      Math.abs(form.length - word.length) <= 2 &&
+      wordSimilarityBound(word, form) >= 0.83 - 1e-9 &&
+      wordSimilarity(word, form) >= 0.83
+    ) {
       close = true
       break
     }
@@ -281,7 +286,11 @@ const phraseFormsCache = new Map<string, ReadonlySet<string>>()
 function phraseFormsOf(word: string): ReadonlySet<string> {
   let forms = phraseFormsCache.get(word)
   if (forms === undefined) {
-    forms = new Set(PHRASE_FORMS.filter((form) => jaroWinkler(word, form) >= 0.85))
+    forms = new Set(
+      PHRASE_FORMS.filter(
+        (form) => jaroWinklerBound(word, form) >= 0.85 - 1e-9 && jaroWinkler(word, form) >= 0.85,
+      ),
+    )
     if (phraseFormsCache.size >= CLOSE_TO_CACHE_MAX) phraseFormsCache.clear()
     phraseFormsCache.set(word, forms)
   }
@@ -580,17 +589,40 @@ const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['p', ['b']],
   ['v', ['v', 'f']],
 ]
+/** LATIN_READINGS by their first letter, each list in LATIN_READINGS' order (the first that matches wins). */
+const READINGS_BY_LETTER = new Map<string, Array<readonly [string, readonly string[]]>>()
+for (const reading of LATIN_READINGS) {
+  const list = READINGS_BY_LETTER.get(reading[0][0]!)
+  if (list) list.push(reading)
+  else READINGS_BY_LETTER.set(reading[0][0]!, [reading])
+}
 /** Readings of a Latin part kept at most (the product of its ambiguous letters). */
 const MAX_SKELETON_READINGS = 12
 /** Consonant waw and yeh (a word's first letter) are written upper case until the vowels are out. */
 const CONSONANT_GLIDES: Readonly<Record<string, string>> = { w: 'W', v: 'W', y: 'Y' }
 
-/** Vowels and glides out (consonant glides kept), doubled letters once. */
+/** Letters consonantsOf leaves out, by UTF-16 code unit: a e i o u y w v and the digits. */
+const NOT_CONSONANT = new Uint8Array(128)
+for (const letter of 'aeiouywv0123456789') NOT_CONSONANT[letter.charCodeAt(0)] = 1
+
+/**
+ * Vowels and glides out (consonant glides kept), doubled letters once: a run of one letter is
+ * read as one before the vowels go, so "bab" keeps both b's. One pass over the code units (it
+ * runs for every reading of every word and word half a screen reads), the same answer as
+ * replace(/(.)\1+/g, '$1'), then replace(/[aeiouywv0-9]/g, ''), then toLowerCase(): a line
+ * terminator, which "." does not match, is never merged with the next.
+ */
 function consonantsOf(letters: string): string {
-  return letters
-    .replace(/(.)\1+/g, '$1')
-    .replace(/[aeiouywv0-9]/g, '')
-    .toLowerCase()
+  let out = ''
+  let previous = -1
+  for (let i = 0; i < letters.length; i++) {
+    const code = letters.charCodeAt(i)
+    if (code === previous) continue
+    previous = code === 10 || code === 13 || code === 0x2028 || code === 0x2029 ? -1 : code
+    if (code < 128 && NOT_CONSONANT[code] === 1) continue
+    out += letters[i]!
+  }
+  return out.toLowerCase()
 }
 
 /**
@@ -620,7 +652,7 @@ function readSkeletons(text: string): string[] {
       at++
       continue
     }
-    const reading = LATIN_READINGS.find(([spelling]) => text.startsWith(spelling, at))
+    const reading = READINGS_BY_LETTER.get(text[at]!)?.find(([spelling]) => text.startsWith(spelling, at))
     if (reading) {
       units.push(reading[1])
       at += reading[0].length

@@ -18,7 +18,7 @@ import {
   phoneticKeys,
   skeletonLetters,
 } from './fuzzy-name-parts.ts'
-import { abjadFormsOfLatin, areNameVariants, isKnownAbjadForm, nameVariants } from './given-name-variants.ts'
+import { abjadFormsOfLatin, isKnownAbjadForm, nameVariants } from './given-name-variants.ts'
 import {
   EVIDENCE_EFFECTS,
   type EvidenceAdjustment,
@@ -27,7 +27,12 @@ import {
   type MatchEvidence,
 } from './match-evidence.ts'
 import { nameKeys } from './name-normaliser.ts'
-import { jaroWinkler, wordSimilarity, wordSimilarityBound } from './name-similarity.ts'
+import {
+  jaroWinkler,
+  wordSimilarity,
+  wordSimilarityBound,
+  wordSimilarityBoundFrom,
+} from './name-similarity.ts'
 import { REF_SLOTS, type SanctionsIndex } from './sanctions-index.ts'
 import {
   baseMatch,
@@ -384,11 +389,25 @@ export function compareNameParts(
     return sim >= PART_FLOOR ? { sim, method: 'transliteration' } : null
   }
   const a = query.text
-  const b = listed.text
+  return compareLatinWords(a, nameVariants(a), (b) => wordSimilarityBound(a, b), listed.text, samePhoneticKey)
+}
+
+/**
+ * compareNameParts for two parts of the same script kind whose texts differ: `variants` are the
+ * query word's (nameVariants(a)) and `bound` its wordSimilarityBound, which a caller comparing
+ * one word with many prepares once.
+ */
+function compareLatinWords(
+  a: string,
+  variants: readonly string[],
+  bound: (b: string) => number,
+  b: string,
+  samePhoneticKey: boolean,
+): PairResult | null {
   if (a === b) return { sim: 1, method: 'exact' }
   let sim = 0
   let method: PartMethod = 'edit_distance'
-  if (areNameVariants(a, b)) {
+  if (variants.includes(b)) {
     sim = VARIANT_SIMILARITY
     method = 'variant'
   }
@@ -399,7 +418,7 @@ export function compareNameParts(
   if (
     ((Math.min(a.length, b.length) >= 4 && Math.abs(a.length - b.length) <= 3) ||
       isShortWordTruncation(a, b)) &&
-    wordSimilarityBound(a, b) >= needed - 1e-9
+    bound(b) >= needed - 1e-9
   ) {
     close = wordSimilarity(a, b)
     if (close > sim) {
@@ -415,6 +434,21 @@ export function compareNameParts(
 }
 
 /**
+ * wordSimilarityBound for two words of these lengths whatever their letters: they share at most
+ * the shorter's letters (Jaro at most (shorter / a + shorter / b + 1) / 3, and Jaro-Winkler at
+ * most 0.4 of the rest above it, four letters of shared beginning), and Damerau-Levenshtein
+ * needs at least the difference of the lengths.
+ */
+function lengthBound(a: number, b: number): number {
+  const shorter = Math.min(a, b)
+  const longer = Math.max(a, b)
+  if (shorter === 0) return (0 + 1 - longer / longer) / 2
+  const jaro = (shorter / a + shorter / b + 1) / 3
+  const winkler = jaro >= 0.7 ? jaro + 4 * 0.1 * (1 - jaro) : jaro
+  return (winkler + 1 - (longer - shorter) / longer) / 2
+}
+
+/**
  * A three-letter word that is a four-letter one with one letter left out, the first letter kept
  * ("Erc" / "Eric", "Yon" / "Yong"): the one typo a word this short may carry and still pair.
  */
@@ -427,43 +461,100 @@ function isShortWordTruncation(a: string, b: string): boolean {
 
 const VIA_PHONETIC = 1
 
-function addCandidates(ids: Map<number, number>, list: readonly number[] | undefined, flags: number): void {
-  if (!list) return
-  for (const id of list) ids.set(id, (ids.get(id) ?? 0) | flags)
+/**
+ * What candidateTokens collects into, kept with the index: the candidates in the order they
+ * were first found (the order compareWithVocabulary and then candidateNames read them in), a
+ * stamp per vocabulary token saying it is already among them, and its flags; and each token's
+ * length, which the prefix and suffix lists are filtered by. A novel word meets about a hundred
+ * candidates: typed arrays instead of a Map of them.
+ */
+interface CandidateScratch {
+  order: number[]
+  stamp: Uint32Array
+  flags: Uint8Array
+  clock: number
+  tokenLength: Uint32Array
 }
 
-/** Listed tokens a query part may match, with VIA_PHONETIC set when they share a phonetic code. */
-function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart): Map<number, number> {
-  const ids = new Map<number, number>()
+const candidateScratches = new WeakMap<FuzzyIndex, CandidateScratch>()
+
+function candidateScratchOf(fuzzy: FuzzyIndex): CandidateScratch {
+  let scratch = candidateScratches.get(fuzzy)
+  if (!scratch) {
+    const count = fuzzy.tokens.length
+    scratch = {
+      order: [],
+      stamp: new Uint32Array(count),
+      flags: new Uint8Array(count),
+      clock: 0,
+      tokenLength: Uint32Array.from(fuzzy.tokens, (token) => token.length),
+    }
+    candidateScratches.set(fuzzy, scratch)
+  }
+  return scratch
+}
+
+/** Adds a candidate (first time: at the end of the order), or ORs its flags in. */
+function addCandidate(scratch: CandidateScratch, mark: number, id: number, flags: number): void {
+  if (scratch.stamp[id] !== mark) {
+    scratch.stamp[id] = mark
+    scratch.flags[id] = flags
+    scratch.order.push(id)
+  } else scratch.flags[id]! |= flags
+}
+
+function addCandidates(
+  scratch: CandidateScratch,
+  mark: number,
+  list: readonly number[] | undefined,
+  flags: number,
+): void {
+  if (!list) return
+  for (const id of list) addCandidate(scratch, mark, id, flags)
+}
+
+/**
+ * Listed tokens a query part may match, into the scratch's order (in the order found), with
+ * VIA_PHONETIC set in its flags when they share a phonetic code. Returns the stamp they carry.
+ */
+function candidateTokens(fuzzy: FuzzyIndex, part: QueryPart, scratch: CandidateScratch): number {
+  scratch.order.length = 0
+  if (scratch.clock >= 0xfffffff0) {
+    scratch.stamp.fill(0)
+    scratch.clock = 0
+  }
+  const mark = ++scratch.clock
   const exact = fuzzy.tokenIds.get(part.text)
-  if (exact !== undefined) ids.set(exact, 0)
+  if (exact !== undefined) addCandidate(scratch, mark, exact, 0)
   for (const variant of nameVariants(part.text)) {
     const id = fuzzy.tokenIds.get(variant)
-    if (id !== undefined) ids.set(id, ids.get(id) ?? 0)
+    if (id !== undefined) addCandidate(scratch, mark, id, 0)
   }
   if (!part.abjad) {
     // Arabic- and Hebrew-script names the source gives this Latin form (or a variant of it) for.
     for (const latin of [part.text, ...nameVariants(part.text)]) {
       for (const form of abjadFormsOfLatin(latin)) {
         const id = fuzzy.tokenIds.get(form)
-        if (id !== undefined && fuzzy.tokenAbjad[id] === 1) ids.set(id, ids.get(id) ?? 0)
+        if (id !== undefined && fuzzy.tokenAbjad[id] === 1) addCandidate(scratch, mark, id, 0)
       }
     }
   }
-  for (const key of phoneticKeys(part.text)) addCandidates(ids, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
-  if (part.text.length >= 4) {
+  for (const key of phoneticKeys(part.text))
+    addCandidates(scratch, mark, fuzzy.byPhonetic.get(key), VIA_PHONETIC)
+  const length = part.text.length
+  if (length >= 4) {
     for (const list of [fuzzy.byPrefix.get(part.text.slice(0, 3)), fuzzy.bySuffix.get(part.text.slice(-3))]) {
       if (!list) continue
       for (const id of list) {
-        if (Math.abs(fuzzy.tokens[id]!.length - part.text.length) <= 2) ids.set(id, ids.get(id) ?? 0)
+        if (Math.abs(scratch.tokenLength[id]! - length) <= 2) addCandidate(scratch, mark, id, 0)
       }
     }
   }
   if (!part.abjad) {
-    for (const skeleton of part.skeletons) addCandidates(ids, fuzzy.bySkeleton.get(skeleton), 0)
-    for (const id of tokensWithinOneEdit(fuzzy, part.text)) if (!ids.has(id)) ids.set(id, 0)
+    for (const skeleton of part.skeletons) addCandidates(scratch, mark, fuzzy.bySkeleton.get(skeleton), 0)
+    for (const id of tokensWithinOneEdit(fuzzy, part.text)) addCandidate(scratch, mark, id, 0)
   }
-  return ids
+  return mark
 }
 
 function listedPart(fuzzy: FuzzyIndex, id: number): ComparablePart {
@@ -540,8 +631,45 @@ export function fuzzyWordMemoHolding(index: SanctionsIndex): { answers: number; 
  */
 function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<number, PairResult> {
   const matches = new Map<number, PairResult>()
-  for (const [id, flags] of candidateTokens(fuzzy, part)) {
-    const result = compareNameParts(part, listedPart(fuzzy, id), (flags & VIA_PHONETIC) !== 0)
+  const scratch = candidateScratchOf(fuzzy)
+  candidateTokens(fuzzy, part, scratch)
+  const variants = nameVariants(part.text)
+  const bound = wordSimilarityBoundFrom(part.text)
+  // The vocabulary ids of the word itself and of its variants (tokens are unique texts), so
+  // most candidates are refused on their length alone, without reading their text.
+  const self = fuzzy.tokenIds.get(part.text)
+  const variantIds = new Set<number>()
+  for (const variant of variants) {
+    const id = fuzzy.tokenIds.get(variant)
+    if (id !== undefined) variantIds.add(id)
+  }
+  const length = part.text.length
+  for (const id of scratch.order) {
+    const samePhoneticKey = (scratch.flags[id]! & VIA_PHONETIC) !== 0
+    let result: PairResult | null
+    // compareNameParts, its variants read once: a listed token is abjad exactly when the
+    // index holds its skeletons (tokenAbjad).
+    if (fuzzy.tokenAbjad[id] === 0 && !part.abjad) {
+      // compareLatinWords pairs two different words only as variants or through wordSimilarity,
+      // which it computes only for these lengths (and isShortWordTruncation's 3 and 4).
+      const listedLength = scratch.tokenLength[id]!
+      if (id !== self && !variantIds.has(id)) {
+        if (
+          !(Math.min(length, listedLength) >= 4 && Math.abs(length - listedLength) <= 3) &&
+          !(length + listedLength === 7 && Math.min(length, listedLength) === 3)
+        ) {
+          continue
+        }
+        // Nor when the lengths alone rule it out: the similarity it would compute is at most
+        // lengthBound, and pairs only from PART_FLOOR (PHONETIC_MIN_SIMILARITY for a phonetic pair).
+        if (
+          lengthBound(length, listedLength) <
+          (samePhoneticKey ? PHONETIC_MIN_SIMILARITY : PART_FLOOR) - 1e-6
+        )
+          continue
+      }
+      result = compareLatinWords(part.text, variants, bound, fuzzy.tokens[id]!, samePhoneticKey)
+    } else result = compareNameParts(part, listedPart(fuzzy, id), samePhoneticKey)
     if (result) matches.set(id, result)
   }
   return matches.size > 0 ? matches : NO_MATCHES
@@ -553,13 +681,16 @@ function compareWithVocabulary(fuzzy: FuzzyIndex, part: QueryPart): ReadonlyMap<
  * differently); a Latin part's skeletons follow from its text.
  */
 function comparisonKey(part: QueryPart): string {
-  return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : `l ${part.text}`
+  // A Latin part's text alone (it has no space, so no abjad key is one): the very string the
+  // analysis made, whose hash the engine already keeps from the vocabulary lookup.
+  return part.abjad ? `a ${part.text} ${part.skeletons.join(' ')}` : part.text
 }
 
 /** The empty answers, one each, so that the many words with none hold no array of their own. */
 const NO_MATCHES: ReadonlyMap<number, PairResult> = new Map()
 const NO_JOINED: readonly JoinedMatch[] = Object.freeze([])
 const NO_SPLITS = new Int32Array(0)
+const NO_SPLIT_GROUPS: ReadonlyMap<number, readonly SplitMatch[]> = new Map()
 
 function analyseQuery(fuzzy: FuzzyIndex, name: string, kind: 'person' | 'organization' | 'any'): QueryPart[] {
   const memo = memosOf(fuzzy).comparisons
@@ -690,9 +821,12 @@ function joinedAt(
   const exact = fuzzy.tokenIds.get(text)
   if (exact !== undefined) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: exact, sim: SPLIT_SIMILARITY })
   else if (text.length >= 6) {
+    const tokenLength = candidateScratchOf(fuzzy).tokenLength
     for (const id of fuzzy.byPrefix.get(text.slice(0, 3)) ?? []) {
+      if (Math.abs(tokenLength[id]! - text.length) > 1) continue
       const token = fuzzy.tokens[id]!
-      if (Math.abs(token.length - text.length) > 1) continue
+      // The bound first: exact, it is never under the similarity (name-similarity.ts).
+      if (wordSimilarityBound(text, token) < 0.9 - 1e-9) continue
       const sim = wordSimilarity(text, token)
       if (sim >= 0.9) joined.push({ queryIndex: 0, lastIndex: 1, tokenId: id, sim: sim * SPLIT_SIMILARITY })
     }
@@ -721,9 +855,9 @@ function splitsOf(fuzzy: FuzzyIndex, part: QueryPart): Int32Array {
   }
   for (let cut = 2; cut <= part.text.length - 2; cut++) {
     const leftId = fuzzy.tokenIds.get(part.text.slice(0, cut))
+    if (leftId === undefined) continue
     const rightId = fuzzy.tokenIds.get(part.text.slice(cut))
-    if (leftId !== undefined && rightId !== undefined)
-      split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
+    if (rightId !== undefined) split.push({ queryIndex: 0, leftId, rightId, thirdId: -1 })
   }
   if (split.length === 0) return NO_SPLITS
   // Three ids a split, in a typed array: long words have hundreds of readings, and the memo keeps them.
@@ -875,7 +1009,7 @@ function scoreName(
   query: readonly QueryPart[],
   name: number,
   joined: readonly JoinedMatch[],
-  split: readonly SplitMatch[],
+  splitsByLeft: ReadonlyMap<number, readonly SplitMatch[]>,
   person: boolean,
 ): NameScore | null {
   const start = fuzzy.partStart[name]!
@@ -933,10 +1067,16 @@ function scoreName(
       })
     }
   }
-  for (const match of split) {
-    const last = match.thirdId >= 0 ? 2 : 1
-    for (let p = start; p + last < end && p + last - start < MAX_PARTS; p++) {
-      if (fuzzy.partToken[p] !== match.leftId || fuzzy.partToken[p + 1] !== match.rightId) continue
+  // By listed part, each part's splits in their order: the pairs come out in another order
+  // than split by split, but two pairs of different listed parts never tie in byPairOrder (l0
+  // decides), and those of one part keep their order, so the sorted pairs are the same.
+  for (let p = start; p < end; p++) {
+    const group = splitsByLeft.get(fuzzy.partToken[p]!)
+    if (group === undefined) continue
+    for (const match of group) {
+      const last = match.thirdId >= 0 ? 2 : 1
+      if (p + last >= end || p + last - start >= MAX_PARTS) continue
+      if (fuzzy.partToken[p + 1] !== match.rightId) continue
       if (last === 2 && fuzzy.partToken[p + 2] !== match.thirdId) continue
       const factor =
         checkSegments && query[match.queryIndex]!.segment !== fuzzy.partSegment[p] ? CROSS_SEGMENT_FACTOR : 1
@@ -1080,36 +1220,115 @@ function scoreName(
 }
 
 /**
+ * What scoreBound reads, per screen, kept with the index: for each listed token a query word
+ * pairs with, a row of its similarity to each query word (0: none), and which tokens a joined
+ * or split word begins with (twoForOne). Stamps instead of clearing, rows instead of a Map
+ * lookup per query word per listed part (scoreBound runs for thousands of names a screen).
+ */
+interface BoundTable {
+  stamp: Uint32Array
+  row: Uint32Array
+  twoForOne: Uint32Array
+  clock: number
+  sims: Float64Array
+  width: number
+}
+
+const boundTables = new WeakMap<FuzzyIndex, BoundTable>()
+
+/** Fills the index's bound table for this query (and its twoForOne tokens); returns it. */
+function boundTableFor(
+  fuzzy: FuzzyIndex,
+  query: readonly QueryPart[],
+  twoForOne: Iterable<number>,
+): BoundTable {
+  let table = boundTables.get(fuzzy)
+  if (!table) {
+    const count = fuzzy.tokens.length
+    table = {
+      stamp: new Uint32Array(count),
+      row: new Uint32Array(count),
+      twoForOne: new Uint32Array(count),
+      clock: 0,
+      sims: new Float64Array(1024),
+      width: 0,
+    }
+    boundTables.set(fuzzy, table)
+  }
+  if (table.clock >= 0xfffffff0) {
+    table.stamp.fill(0)
+    table.twoForOne.fill(0)
+    table.clock = 0
+  }
+  const mark = ++table.clock
+  const width = query.length
+  table.width = width
+  let rows = 0
+  for (let q = 0; q < width; q++) {
+    const part = query[q]!
+    if (part.role !== 'name') continue
+    for (const [token, result] of part.matches) {
+      if (table.stamp[token] !== mark) {
+        table.stamp[token] = mark
+        table.row[token] = rows
+        if ((rows + 1) * width > table.sims.length) {
+          const grown = new Float64Array(Math.max(table.sims.length * 2, (rows + 1) * width))
+          grown.set(table.sims)
+          table.sims = grown
+        }
+        table.sims.fill(0, rows * width, (rows + 1) * width)
+        rows++
+      }
+      table.sims[table.row[token]! * width + q] = result.sim
+    }
+  }
+  for (const token of twoForOne) table.twoForOne[token] = mark
+  return table
+}
+
+/** True when name `name` holds a token a joined or split query word begins with (boundTableFor). */
+function hasTwoForOne(fuzzy: FuzzyIndex, table: BoundTable, name: number): boolean {
+  for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) {
+    if (table.twoForOne[fuzzy.partToken[p]!] === table.clock) return true
+  }
+  return false
+}
+
+/**
  * An upper bound of scoreName's score, computed without allocating: each query part at its
  * best similarity in the name, listed parts that nothing in the query resembles counted as
- * unmatched. Names whose bound is under the floor are not aligned at all.
+ * unmatched. Names whose bound is under the floor are not aligned at all. Reads the query's
+ * pairs from the bound table (boundTableFor).
  */
 function scoreBound(
   fuzzy: FuzzyIndex,
   query: readonly QueryPart[],
   name: number,
   best: Float64Array,
+  table: BoundTable,
 ): number {
   // Only persons' names get QUERY_DETAIL_FACTOR; a bound may assume it for every name.
   const start = fuzzy.partStart[name]!
   const end = fuzzy.partStart[name + 1]!
-  best.fill(0, 0, query.length)
+  const width = query.length
+  best.fill(0, 0, width)
   let listedRest = 0
   for (let p = start; p < end; p++) {
-    const role = ROLE_CODES[fuzzy.partRole[p]!]!
-    if (role !== 'name' && role !== 'honorific') continue
+    const roleCode = fuzzy.partRole[p]!
+    if (roleCode !== NAME_ROLE && roleCode !== HONORIFIC) continue
     const token = fuzzy.partToken[p]!
     let matched = false
-    for (let q = 0; q < query.length; q++) {
-      const part = query[q]!
-      if (part.role !== 'name') continue
-      const result = part.matches.get(token)
-      if (result) {
-        matched = true
-        if (result.sim > best[q]!) best[q] = result.sim
+    if (table.stamp[token] === table.clock) {
+      const row = table.row[token]! * width
+      for (let q = 0; q < width; q++) {
+        const sim = table.sims[row + q]!
+        if (sim > 0) {
+          matched = true
+          if (sim > best[q]!) best[q] = sim
+        }
       }
     }
-    if (!matched && role === 'name') listedRest += fuzzy.tokenWeight[token]!
+    if (!matched && roleCode === NAME_ROLE) listedRest += fuzzy.tokenWeight[token]!
   }
   let weighted = 0
   let total = 0
@@ -1117,7 +1336,7 @@ function scoreBound(
   // word is matched, or the name is in Arabic script (whose nasab may be left out).
   const arabic = fuzzy.nameScript[name] === ARABIC_SCRIPT
   const unmatchedCost = arabic ? NASAB_FACTOR : listedRest === 0 ? CLOSE_QUERY_DETAIL_FACTOR : 1
-  for (let q = 0; q < query.length; q++) {
+  for (let q = 0; q < width; q++) {
     const part = query[q]!
     if (part.role !== 'name') continue
     const weight = part.weight
@@ -1127,14 +1346,6 @@ function scoreBound(
   // Words of an Arabic-script name's nasab may cost NASAB_FACTOR only (nasabFactor).
   const listedCost = arabic ? NASAB_FACTOR : UNMATCHED_LISTED_FACTOR
   return total === 0 ? 1 : weighted / (total + listedCost * listedRest)
-}
-
-function hasAnyToken(fuzzy: FuzzyIndex, name: number, tokens: ReadonlySet<number>): boolean {
-  if (tokens.size === 0) return false
-  for (let p = fuzzy.partStart[name]!; p < fuzzy.partStart[name + 1]!; p++) {
-    if (tokens.has(fuzzy.partToken[p]!)) return true
-  }
-  return false
 }
 
 /** How many names hold token `t`. */
@@ -1318,7 +1529,7 @@ function offerExact(
           ? MATCH_SCORES.weakAlias
           : MATCH_SCORES.strongAlias
     const person = index.entries[entryIndex]!.entry_type === 'person'
-    const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], [], person) : null
+    const detail = fuzzyName >= 0 ? scoreName(fuzzy, query, fuzzyName, [], NO_SPLIT_GROUPS, person) : null
     const factor = isWeak(alias) ? WEAK_ALIAS_FACTOR : 1
     offer(best, {
       entryIndex,
@@ -1369,13 +1580,22 @@ export function screenNameFuzzy(
   const floor = Math.max(0, threshold - lift) * WEAK_ALIAS_FACTOR
   const twoForOne = new Set<number>()
   for (const match of joined) twoForOne.add(match.tokenId)
-  for (const match of split) twoForOne.add(match.leftId)
+  // The split words by their first listed word, in their order (scoreName).
+  const splitsByLeft = new Map<number, SplitMatch[]>()
+  for (const match of split) {
+    twoForOne.add(match.leftId)
+    const group = splitsByLeft.get(match.leftId)
+    if (group) group.push(match)
+    else splitsByLeft.set(match.leftId, [match])
+  }
   const bestSims = new Float64Array(query.length)
-  for (const n of candidateNames(fuzzy, query, joined, split)) {
-    if (!hasAnyToken(fuzzy, n, twoForOne) && scoreBound(fuzzy, query, n, bestSims) < floor) continue
+  const candidates = candidateNames(fuzzy, query, joined, split)
+  const table = boundTableFor(fuzzy, query, twoForOne)
+  for (const n of candidates) {
+    if (!hasTwoForOne(fuzzy, table, n) && scoreBound(fuzzy, query, n, bestSims, table) < floor) continue
     const entryIndex = fuzzy.nameEntry[n]!
     const entry = index.entries[entryIndex]!
-    const detail = scoreName(fuzzy, query, n, joined, split, entry.entry_type === 'person')
+    const detail = scoreName(fuzzy, query, n, joined, splitsByLeft, entry.entry_type === 'person')
     if (!detail) continue
     const slot = fuzzy.nameSlot[n]!
     const factor = isWeak(aliasOf(entry, slot)) ? WEAK_ALIAS_FACTOR : 1
