@@ -269,8 +269,8 @@ async function main(): Promise<void> {
     ...new Set(
       generateEvaluationSet(entries, {
         seed: 5,
-        perPositiveKind: 1000 * VARIED_ROUNDS,
-        perNegativeKind: 1000 * VARIED_ROUNDS,
+        perPositiveKind: 1400 * VARIED_ROUNDS,
+        perNegativeKind: 1400 * VARIED_ROUNDS,
       }).queries.map((query) => query.name),
     ),
   ].filter((name) => validateEntityName(name).ok) // a few generated names are not valid input (422)

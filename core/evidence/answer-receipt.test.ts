@@ -183,8 +183,32 @@ describe('jcsSha256', () => {
       { at: new Date(0), nested: { answer: new Answer('x') } },
       [1, 'two', { three: [3] }],
       Object.assign(Object.create(null), { b: 1, a: 2 }),
+      // Key order by UTF-16 code units (integer-like keys too), numbers as ECMAScript writes them.
+      { z: 1, é: 2, '😀': 3, Z: 4, '10': 5, '2': 6, '-1': 7, a: 8, '': 9 },
+      [-0, 1e21, 1e-7, 0.1 + 0.2, 5e-324, 2 ** 53, 123456789012345680000],
+      { skipped: undefined, kept: [1, undefined, 3], empty: {}, none: [], text: 'x\u2028y"\\\n\t' },
+      { at: { toJSON: () => ({ b: 1, a: [2, { d: 4, c: 3 }] }) } },
+      {
+        result: 'possible_match',
+        matches: Array.from({ length: 6 }, (_, i) => ({
+          entry_id: String(10_000 + i),
+          match_score: 0.8 + i / 100,
+          score_breakdown: {
+            parts: [{ query: 'lukashenka', listed: 'lukashenko', similarity: 0.93, method: 'edit_distance' }],
+            evidence: [],
+            threshold: 0.78,
+          },
+        })),
+        coverage: { status: 'complete', lists_checked: ['ofac_sdn', 'eu', 'un'], stale: false },
+      },
     ]
     for (const value of values) expect(jcsSha256(value)).toBe(reference(value))
+  })
+
+  it('hashes a non-finite number as null, as the answer’s JSON body carries it', () => {
+    expect(jcsSha256({ score: Number.NaN, top: Number.POSITIVE_INFINITY })).toBe(
+      reference({ score: null, top: null }),
+    )
   })
 })
 
