@@ -11,6 +11,27 @@ export interface LedgerStep<I> {
   statement(items: readonly I[], prefix: string, params: StatementParams): { ctes: string[]; result: string }
   /** Each item's outcome (true: its row was written or moved), in the items' order. */
   outcomes(values: readonly unknown[], items: readonly I[]): boolean[]
+  /**
+   * The row an item writes, when other kinds of item may write the same row: a statement's CTEs
+   * all see the snapshot it started from, so PostgreSQL applies only one of two updates of a row
+   * in one statement and drops the other without an error. An item whose row an earlier item of
+   * the batch writes is therefore written after the shared statement, alone.
+   */
+  rowOf?(item: I): string | undefined
+}
+
+/** Which items of a batch go after the shared statement: their row is written by an earlier item. */
+function laterWrites<I>(step: LedgerStep<I>, items: readonly I[]): boolean[] {
+  const rowOf = step.rowOf
+  if (!rowOf) return items.map(() => false)
+  const seen = new Set<string>()
+  return items.map((item) => {
+    const row = rowOf(item)
+    if (row === undefined) return false
+    if (seen.has(row)) return true
+    seen.add(row)
+    return false
+  })
 }
 
 type Outcome = { ok: true; value: boolean } | { ok: false; error: unknown }
@@ -29,7 +50,7 @@ export function groupedLedgerStep<I>(
   group: GroupCommit,
   step: LedgerStep<I>,
 ): (item: I) => Promise<boolean> {
-  async function run(items: readonly I[]): Promise<boolean[]> {
+  async function runOnce(items: readonly I[]): Promise<boolean[]> {
     const params = new StatementParams()
     const { ctes, result } = step.statement(items, '', params)
     const rows = await executePrepared(db, `with ${ctes.join(', ')} ${result}`, params.values)
@@ -38,9 +59,36 @@ export function groupedLedgerStep<I>(
       items,
     )
   }
+  /** Each item's outcome, `first` from the values of the statement that wrote them, the later writes after it one by one. */
+  async function withLaterWrites(
+    items: readonly I[],
+    first: (items: readonly I[]) => Promise<boolean[]>,
+  ): Promise<boolean[]> {
+    const later = laterWrites(step, items)
+    const outcomes = await first(items.filter((_, index) => !later[index]))
+    const all: boolean[] = []
+    let next = 0
+    for (const [index, item] of items.entries()) {
+      if (!later[index]) all.push(outcomes[next++]!)
+      else all.push((await runOnce([item]))[0] === true)
+    }
+    return all
+  }
+  const run = (items: readonly I[]) => withLaterWrites(items, runOnce)
   const write = group.part<I, Outcome>({
-    statement: async (items, prefix, params) => step.statement(items, prefix, params),
-    results: async (values, items) => step.outcomes(values, items).map((value) => ({ ok: true, value })),
+    statement: async (items, prefix, params) => {
+      const later = laterWrites(step, items)
+      return step.statement(
+        items.filter((_, index) => !later[index]),
+        prefix,
+        params,
+      )
+    },
+    results: async (values, items) =>
+      (await withLaterWrites(items, async (shared) => step.outcomes(values, shared))).map((value) => ({
+        ok: true,
+        value,
+      })),
     async alone(items) {
       try {
         return (await run(items)).map((value) => ({ ok: true, value }))
@@ -108,6 +156,7 @@ export function combineSteps<K extends string>(
           .join(' union all '),
       }
     },
+    rowOf: (tagged) => steps[tagged.step].rowOf?.(tagged.item),
     outcomes(values, items) {
       const outcomes: boolean[] = new Array(items.length).fill(false)
       for (const name of names) {

@@ -48,6 +48,7 @@ const byId = (item: { id: string }) => item.id
 
 /** A verified payment's row, inserted in phase `reserved` before its operation runs. */
 const reserveStep: LedgerStep<ReserveItem> = {
+  rowOf: byId,
   statement(items, prefix, params) {
     const column = (pick: (item: ReserveItem) => unknown) => `${params.add(items.map(pick))}::text[]`
     return {
@@ -77,6 +78,7 @@ const reserveStep: LedgerStep<ReserveItem> = {
 }
 
 const firstAttemptStep: LedgerStep<{ id: string; now: string }> = {
+  rowOf: byId,
   statement(items, prefix, params) {
     const first = firstOfEach(items, byId)
     const sent = items.filter((_, index) => first[index])
@@ -99,6 +101,7 @@ const firstAttemptStep: LedgerStep<{ id: string; now: string }> = {
 
 // Not a top-up: a top-up row is settled with its key's credit in one transaction (markSettled).
 const settledStep: LedgerStep<SettledItem> = {
+  rowOf: byId,
   statement(items, prefix, params) {
     const first = firstOfEach(items, byId)
     const sent = items.filter((_, index) => first[index])
@@ -126,6 +129,7 @@ const settledStep: LedgerStep<SettledItem> = {
 // each is written in turn.
 const lastOfEach = (items: readonly AnswerItem[]) => firstOfEach([...items].reverse(), byId).reverse()
 const keepAnswerStep: LedgerStep<AnswerItem> = {
+  rowOf: byId,
   statement(items, prefix, params) {
     const last = lastOfEach(items)
     const sent = items.filter((_, index) => last[index])
@@ -169,8 +173,9 @@ const nonceClaimStep: LedgerStep<NonceClaim> = {
   statement(items, prefix, params) {
     const first = firstOfEach(items, claimKey)
     const sent = items.filter((_, index) => first[index])
-    // A window has passed when it ended at or before the latest claim of the batch (claims of one
-    // batch were made within one event-loop turn); a row taken over starts then.
+    // A window has passed when it ended at or before the latest claim of the batch (the claims
+    // queued while the previous statement was in flight, so a statement's time apart at most); a
+    // row taken over starts then.
     const now = params.add(
       new Date(items.length > 0 ? Math.max(...items.map((item) => item.now)) : 0).toISOString(),
     )
