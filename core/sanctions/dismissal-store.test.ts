@@ -124,8 +124,11 @@ describe('dismissed subjects held per key', () => {
     const before = store.apply(keyId, 'name', 'Eric Badege', MATCHES, current)
     await expect.poll(() => holding).toBe(false)
     await dismiss(store, 'Eric Badege')
+    // A screen that starts after the dismissal is recorded does not join the older read.
+    const after = dismissalOf(store, 'Eric Badege')
     answerRead()
     expect((await before)[0]!.dismissal).toBeUndefined()
+    expect(await after).toBe('dismissed')
     expect(await dismissalOf(store, 'Eric Badege')).toBe('dismissed')
   })
 

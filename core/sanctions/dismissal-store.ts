@@ -357,7 +357,8 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
   const subjectsCacheMs = options.subjectsCacheMs ?? DISMISSED_SUBJECTS_MS
   const monotonic = options.monotonic ?? (() => performance.now())
   const dismissedSubjects = new Map<string, DismissedSubjects>()
-  const reading = new Map<string, Promise<DismissedSubjects>>()
+  /** Reads under way, with the generation each was sent under: a newer dismissal is not joined to an older read. */
+  const reading = new Map<string, { read: Promise<DismissedSubjects>; started: number }>()
   /** Bumped by every dismissal this process records: a read sent before it is not kept. */
   let generation = 0
   /** Subjects held in all keys' lists (bounded by MAX_LISTED_SUBJECTS). */
@@ -393,7 +394,7 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
   /** Reads a key's dismissed subjects (one read per key at a time, concurrent keys in one statement). */
   function readSubjects(keyId: string): Promise<DismissedSubjects> {
     const under = reading.get(keyId)
-    if (under) return under
+    if (under && under.started === generation) return under.read
     const readAt = monotonic()
     const started = generation
     const read = readDismissedSubjects(keyId)
@@ -409,9 +410,9 @@ export function createDismissalStore(options: DismissalStoreOptions): DismissalS
         return listed
       })
       .finally(() => {
-        if (reading.get(keyId) === read) reading.delete(keyId)
+        if (reading.get(keyId)?.read === read) reading.delete(keyId)
       })
-    reading.set(keyId, read)
+    reading.set(keyId, { read, started })
     return read
   }
 
