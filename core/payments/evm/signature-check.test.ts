@@ -1,6 +1,6 @@
 import { type Hex, keccak256, toHex, verifyHash } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { checkSignature } from './signature-check.ts'
 
 /** The order of secp256k1's group. */
@@ -94,5 +94,26 @@ describe('checkSignature', () => {
     expect(
       await checkSignature({ address: signer.address, hash, signature: `0x${'zz'.repeat(65)}` as Hex }),
     ).toBe(false)
+  })
+})
+
+describe('checkSignature without libsecp256k1', () => {
+  it('answers through viem, the same, when the WebAssembly module cannot be loaded', async () => {
+    vi.resetModules()
+    vi.doMock('tiny-secp256k1', () => {
+      throw new Error('WebAssembly is not available')
+    })
+    try {
+      const { checkSignature: check } = await import('./signature-check.ts')
+      const signer = privateKeyToAccount(generatePrivateKey())
+      const hash = keccak256(toHex('authorization'))
+      const signature = await signer.sign({ hash })
+      expect(await check({ address: signer.address, hash, signature })).toBe(true)
+      const stranger = privateKeyToAccount(generatePrivateKey())
+      expect(await check({ address: stranger.address, hash, signature })).toBe(false)
+    } finally {
+      vi.doUnmock('tiny-secp256k1')
+      vi.resetModules()
+    }
   })
 })

@@ -9,15 +9,28 @@ const RSV = /^0x[0-9a-fA-F]{130}$/
 const DIGEST = /^0x[0-9a-fA-F]{64}$/
 
 type Secp256k1 = typeof import('tiny-secp256k1')
-let library: Promise<Secp256k1> | undefined
+let library: Promise<Secp256k1 | undefined> | undefined
 /**
  * libsecp256k1 (Bitcoin Core's, compiled to WebAssembly by bitcoinjs' tiny-secp256k1), loaded on
  * the first signature: its module costs 10-20 MB of memory, which a service that never verifies an
- * EVM payment does not pay.
+ * EVM payment does not pay. Undefined when it cannot be loaded (no WebAssembly, no memory for it):
+ * signatures are then recovered by viem, with the same answers, and the load is tried again later.
  */
-const secp256k1 = (): Promise<Secp256k1> => {
-  library ??= import('tiny-secp256k1')
+const secp256k1 = (): Promise<Secp256k1 | undefined> => {
+  library ??= import('tiny-secp256k1').catch(() => {
+    library = undefined
+    return undefined
+  })
   return library
+}
+
+/** viem's own check: recover the key on noble's curve, compare its address; unreadable is false. */
+async function viemCheck(address: Address, hash: Hex, signature: Hex): Promise<boolean> {
+  try {
+    return isAddressEqual(address, publicKeyToAddress(await recoverPublicKey({ hash, signature })))
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -30,7 +43,7 @@ const secp256k1 = (): Promise<Secp256k1> => {
  * recovery, and it verifies only digests it computes itself, not an EIP-712 digest). Recovery
  * accepts a high `s` as viem does (whether a token contract accepts it is the chain's check at
  * settlement); `v` is 27/28 or the y parity 0/1. Signatures of any other length (EIP-2098 compact
- * ones) go through viem.
+ * ones) go through viem, as every signature does while libsecp256k1 cannot be loaded.
  */
 export const checkSignature: SignatureCheck = async ({ address, hash, signature }) => {
   if (RSV.test(signature) && DIGEST.test(hash)) {
@@ -38,6 +51,7 @@ export const checkSignature: SignatureCheck = async ({ address, hash, signature 
     const recoveryId = v === 0 || v === 27 ? 0 : v === 1 || v === 28 ? 1 : undefined
     if (recoveryId === undefined) return false
     const ecc = await secp256k1()
+    if (!ecc) return viemCheck(address, hash, signature)
     let publicKey: Uint8Array | null
     try {
       publicKey = ecc.recover(hexToBytes(hash), hexToBytes(`0x${signature.slice(2, 130)}`), recoveryId, false)
@@ -46,9 +60,5 @@ export const checkSignature: SignatureCheck = async ({ address, hash, signature 
     }
     return publicKey !== null && isAddressEqual(address, publicKeyToAddress(bytesToHex(publicKey)))
   }
-  try {
-    return isAddressEqual(address, publicKeyToAddress(await recoverPublicKey({ hash, signature })))
-  } catch {
-    return false
-  }
+  return viemCheck(address, hash, signature)
 }
