@@ -47,7 +47,9 @@ import { assertTypeStripping, serviceNodeArgs, startCommand } from './support/st
 const DURATION_S = Number(process.env.DURATION_S ?? 10)
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10)
 const X402_PAYMENTS = Number(process.env.X402_PAYMENTS ?? 4000)
-const VARIED_ROUNDS = Math.max(1, Number(process.env.VARIED_ROUNDS ?? 1))
+const VARIED_ROUNDS = Number(process.env.VARIED_ROUNDS ?? 1)
+if (!Number.isInteger(VARIED_ROUNDS) || VARIED_ROUNDS < 1 || VARIED_ROUNDS > 10)
+  throw new Error(`VARIED_ROUNDS must be a whole number from 1 to 10, not ${process.env.VARIED_ROUNDS}`)
 const self = fileURLToPath(import.meta.url)
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits))
