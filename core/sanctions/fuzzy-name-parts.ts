@@ -567,7 +567,7 @@ export function consonantSkeleton(text: string): string {
  * - g: ق غ گ, or ج in Egyptian spellings ("Gamal" / جمال, "Gebran" / جبران);
  * - v: و in Persian spellings, or ف in Arabic spellings of European names ("David" / ديفيد).
  */
-const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
+export const LATIN_READINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['sch', ['s']],
   ['kh', ['x']],
   ['gh', ['k']],
@@ -599,7 +599,7 @@ for (const reading of LATIN_READINGS) {
 /** Readings of a Latin part kept at most (the product of its ambiguous letters). */
 const MAX_SKELETON_READINGS = 12
 /** Consonant waw and yeh (a word's first letter) are written upper case until the vowels are out. */
-const CONSONANT_GLIDES: Readonly<Record<string, string>> = { w: 'W', v: 'W', y: 'Y' }
+export const CONSONANT_GLIDES: Readonly<Record<string, string>> = { w: 'W', v: 'W', y: 'Y' }
 
 /** Letters consonantsOf leaves out, by UTF-16 code unit: a e i o u y w v and the digits. */
 const NOT_CONSONANT = new Uint8Array(128)
