@@ -1,9 +1,9 @@
 import { type Address, type Hex, hashTypedData, keccak256, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
+import type { EvmAuthorization } from '../verify-result.ts'
 import {
   type Eip3009Domain,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
-  type TransferWithAuthorizationMessage,
   transferWithAuthorizationDigest,
 } from './eip3009.ts'
 
@@ -35,7 +35,7 @@ describe('transferWithAuthorizationDigest', () => {
     let compared = 0
     for (let i = 0; i < 60; i++) {
       const domain = domains[i % domains.length]!
-      const message: TransferWithAuthorizationMessage = {
+      const message: EvmAuthorization = {
         from: address(i),
         to: address(i + 1000),
         value: BigInt(i) * 10n ** BigInt(i % 30),
@@ -58,7 +58,7 @@ describe('transferWithAuthorizationDigest', () => {
 
   it('throws, as hashTypedData does, on a value beyond uint256 or a nonce that is not 32 bytes', () => {
     const domain = domains[0]!
-    const message: TransferWithAuthorizationMessage = {
+    const message: EvmAuthorization = {
       from: address(1),
       to: address(2),
       value: 1n,

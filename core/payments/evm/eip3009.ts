@@ -1,4 +1,5 @@
 import { type Address, concat, type Hex, hashDomain, hashStruct, keccak256 } from 'viem'
+import type { EvmAuthorization } from '../verify-result.ts'
 
 /** EIP-712 types of EIP-3009 `TransferWithAuthorization` (spec: x402 details, EVM payments). */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -20,16 +21,6 @@ export interface Eip3009Domain {
   verifyingContract: Address
 }
 
-/** The signed message of a TransferWithAuthorization. */
-export interface TransferWithAuthorizationMessage {
-  from: Address
-  to: Address
-  value: bigint
-  validAfter: bigint
-  validBefore: bigint
-  nonce: Hex
-}
-
 const DOMAIN_TYPES = {
   EIP712Domain: [
     { name: 'name', type: 'string' },
@@ -49,10 +40,7 @@ const separators = new Map<string, Hex>()
  * instead of on every payment (a third of the digest's cost). The message is encoded by viem's
  * `hashStruct`, which throws on a value out of its type's range as `hashTypedData` does.
  */
-export function transferWithAuthorizationDigest(
-  domain: Eip3009Domain,
-  message: TransferWithAuthorizationMessage,
-): Hex {
+export function transferWithAuthorizationDigest(domain: Eip3009Domain, message: EvmAuthorization): Hex {
   const key = `${domain.name}\u0000${domain.version}\u0000${domain.chainId}\u0000${domain.verifyingContract.toLowerCase()}`
   let separator = separators.get(key)
   if (!separator) {
