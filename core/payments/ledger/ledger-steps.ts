@@ -34,14 +34,15 @@ export interface AnswerItem {
   body: string | null
 }
 
-/** Whether each item's id came back from the statement (ids are unique: one row each). */
-function idsReturned<I extends { id: string }>(
-  values: readonly unknown[],
-  items: readonly I[],
-  sent: boolean[],
-) {
+/**
+ * Whether each item's id came back from the statement. A batch holds each settlement row once: the
+ * steps name their row (`rowOf`), and an item whose row an earlier item writes goes after the
+ * shared statement, alone (grouped-write.ts), so a row's second move finds it moved and a later
+ * kept answer replaces an earlier one, as when each is written in turn.
+ */
+function idsReturned<I extends { id: string }>(values: readonly unknown[], items: readonly I[]) {
   const returned = new Set(values.map(String))
-  return items.map((item, index) => sent[index]! && returned.has(item.id))
+  return items.map((item) => returned.has(item.id))
 }
 
 const byId = (item: { id: string }) => item.id
@@ -69,25 +70,18 @@ const reserveStep: LedgerStep<ReserveItem> = {
       result: `select id as r from ${prefix}reserved`,
     }
   },
-  outcomes: (values, items) =>
-    idsReturned(
-      values,
-      items,
-      items.map(() => true),
-    ),
+  outcomes: idsReturned,
 }
 
 const firstAttemptStep: LedgerStep<{ id: string; now: string }> = {
   rowOf: byId,
   statement(items, prefix, params) {
-    const first = firstOfEach(items, byId)
-    const sent = items.filter((_, index) => first[index])
     return {
       ctes: [
         `${prefix}begun as (
             update settlements s
                set phase = 'settling', attempts = s.attempts + 1, updated_at = u.now::timestamptz
-              from unnest(${params.add(sent.map((i) => i.id))}::text[], ${params.add(sent.map((i) => i.now))}::text[])
+              from unnest(${params.add(items.map((i) => i.id))}::text[], ${params.add(items.map((i) => i.now))}::text[])
                    as u(id, now)
              where s.id = u.id and s.status = 'PENDING' and s.phase = 'reserved'
             returning s.id
@@ -96,16 +90,14 @@ const firstAttemptStep: LedgerStep<{ id: string; now: string }> = {
       result: `select id as r from ${prefix}begun`,
     }
   },
-  outcomes: (values, items) => idsReturned(values, items, firstOfEach(items, byId)),
+  outcomes: idsReturned,
 }
 
 // Not a top-up: a top-up row is settled with its key's credit in one transaction (markSettled).
 const settledStep: LedgerStep<SettledItem> = {
   rowOf: byId,
   statement(items, prefix, params) {
-    const first = firstOfEach(items, byId)
-    const sent = items.filter((_, index) => first[index])
-    const column = (pick: (item: SettledItem) => unknown) => `${params.add(sent.map(pick))}::text[]`
+    const column = (pick: (item: SettledItem) => unknown) => `${params.add(items.map(pick))}::text[]`
     return {
       ctes: [
         `${prefix}settled as (
@@ -122,18 +114,14 @@ const settledStep: LedgerStep<SettledItem> = {
       result: `select id as r from ${prefix}settled`,
     }
   },
-  outcomes: (values, items) => idsReturned(values, items, firstOfEach(items, byId)),
+  outcomes: idsReturned,
 }
 
-// Kept unless the payment failed; the last answer of an id in a batch is the one kept, as when
-// each is written in turn.
-const lastOfEach = (items: readonly AnswerItem[]) => firstOfEach([...items].reverse(), byId).reverse()
+// Kept unless the payment failed.
 const keepAnswerStep: LedgerStep<AnswerItem> = {
   rowOf: byId,
   statement(items, prefix, params) {
-    const last = lastOfEach(items)
-    const sent = items.filter((_, index) => last[index])
-    const column = (pick: (item: AnswerItem) => unknown) => `${params.add(sent.map(pick))}::text[]`
+    const column = (pick: (item: AnswerItem) => unknown) => `${params.add(items.map(pick))}::text[]`
     return {
       ctes: [
         `${prefix}kept as (
@@ -148,7 +136,7 @@ const keepAnswerStep: LedgerStep<AnswerItem> = {
       result: `select id as r from ${prefix}kept`,
     }
   },
-  outcomes: (values, items) => idsReturned(values, items, lastOfEach(items)),
+  outcomes: idsReturned,
 }
 
 /** A nonce claim (nonce-table.ts): payer and nonce lower-cased. */
@@ -219,9 +207,8 @@ const writesByGroup = new WeakMap<GroupCommit, LedgerWrites>()
  * The ledger steps every x402 call takes, shared by the calls queued together (grouped-write.ts):
  * the nonce claim, the settlement row's insert, its first attempt, SETTLED, and the answer kept. Each is the
  * same guarded statement the step runs alone, over the batch's rows (`unnest`), returning the ids it
- * wrote, so each call learns exactly its own row's outcome. A statement writes an id at most once:
- * of a row's moves in one batch the first is sent and a later one is told the row did not move, as
- * one statement later; of its kept answers the last is written, as when each is written in turn.
+ * wrote, so each call learns exactly its own row's outcome. A statement writes a row at most once:
+ * a later step on the same row is written after it, alone (idsReturned).
  */
 export function ledgerWritesOf(db: Db, group: GroupCommit): LedgerWrites {
   let writes = writesByGroup.get(group)
