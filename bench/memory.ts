@@ -16,7 +16,8 @@
  * - peak: the highest RSS of the process (VmHWM) while the lists load (the peak is reset once the
  *   database is open; the database stage's own peak is the first figure in its brackets).
  * With MEMORY_HEAP_SNAPSHOT=<folder> the child writes a heap snapshot at idle, and the parent
- * prints the largest kinds of object in it (self size by constructor).
+ * prints the largest kinds of object in it (self size by constructor); MEMORY_SMAPS=1 prints the
+ * largest mappings, MEMORY_SPACES=1 V8's heap spaces (committed and used) at the end.
  * Env: DATABASE_URL (else a throwaway PostgreSQL for --db postgres).
  */
 import { spawn } from 'node:child_process'
@@ -24,7 +25,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { writeHeapSnapshot } from 'node:v8'
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import { serviceNodeArgs, startCommand } from './support/start-command.ts'
 
 const self = fileURLToPath(import.meta.url)
@@ -86,6 +87,14 @@ function resetPeak(): void {
   } catch {
     // Without it the peak covers the database's opening as well; the figures say so.
   }
+}
+
+/** V8's heap spaces, committed and used (MB): where a heap committed beyond its use sits. */
+function heapSpaces(): string[] {
+  return getHeapSpaceStatistics().map(
+    (space) =>
+      `  ${space.space_name.padEnd(24)} committed ${round(space.physical_space_size / MB)} MB, used ${round(space.space_used_size / MB)} MB`,
+  )
 }
 
 /** The child: the stages of one start of the service (imports are dynamic so the first stage has none). */
@@ -150,6 +159,7 @@ async function serviceChild(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
   mark('settled', false)
   if (process.env.MEMORY_SMAPS) console.error(largestMappings().join('\n'))
+  if (process.env.MEMORY_SPACES) console.error(heapSpaces().join('\n'))
   const snapshotDir = process.env.MEMORY_HEAP_SNAPSHOT
   if (snapshotDir) {
     const file = writeHeapSnapshot(path.join(snapshotDir, `${spec.env.MEMORY_RUN}.heapsnapshot`))
