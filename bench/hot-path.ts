@@ -32,7 +32,9 @@
  * Money: the key lost exactly (its successful calls x the account price).
  * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), VARIED_ROUNDS (1: exact then fuzzy
  * over varied names this many times, each run over names no other run sent; the table shows the
- * first round, a line below every round and the slowest), DATABASE_URL (else a throwaway PostgreSQL).
+ * first round, a line below every round and the slowest), DATABASE_URL (else a throwaway PostgreSQL),
+ * HOT_PATH_CPU_PROF=<folder> (a CPU profile of each measured run), HOT_PATH_SQL_COUNT=1 (PGlite:
+ * the statements of each measured run, by statement, with their count per request).
  */
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -91,6 +93,61 @@ function heapFigures(): HeapFigures {
   }
 }
 
+/**
+ * HOT_PATH_SQL_COUNT=1 on PGlite: counts the service's exchanges with the database (each a round of
+ * the wire protocol PGlite runs on the service's own thread), by statement, so a run can say how
+ * many statements a paid call costs (on PostgreSQL, pg_stat_statements says it). Reads the
+ * frontend messages PGlite is handed: a named statement by its Parse (name and text) and then its
+ * Bind (name); a simple query (`client.query`) by its text.
+ */
+function countPgliteStatements(client: {
+  execProtocol: (message: Uint8Array, options?: unknown) => Promise<unknown>
+  query: (text: string, ...rest: unknown[]) => Promise<unknown>
+}) {
+  const counts = new Map<string, number>()
+  const texts = new Map<string, string>()
+  const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1)
+  const cString = (bytes: Uint8Array, at: number) => {
+    const end = bytes.indexOf(0, at)
+    return { text: new TextDecoder().decode(bytes.subarray(at, end)), next: end + 1 }
+  }
+  const shorten = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 110)
+  const execProtocol = client.execProtocol.bind(client)
+  client.execProtocol = (message, options) => {
+    // Parse: 'P', int32 length, name, text. Bind: 'B', int32 length, portal, statement name.
+    if (message[0] === 0x50) {
+      const name = cString(message, 5)
+      texts.set(name.text, shorten(cString(message, name.next).text))
+    } else if (message[0] === 0x42) {
+      const portal = cString(message, 5)
+      count(`prepared ${cString(message, portal.next).text}`)
+    } else count('other exchange')
+    return execProtocol(message, options)
+  }
+  const query = client.query.bind(client)
+  client.query = (text, ...rest) => {
+    count(`query: ${shorten(text)}`)
+    return query(text, ...rest)
+  }
+  return {
+    reset: () => counts.clear(),
+    /** Every statement of the run, most run first, with its text and how many per request. */
+    report(requests: number): string[] {
+      const total = [...counts.values()].reduce((sum, n) => sum + n, 0)
+      return [
+        `${total} exchanges, ${round(total / Math.max(1, requests), 2)} per request`,
+        ...[...counts]
+          .sort((a, b) => b[1] - a[1])
+          .map(([key, n]) => {
+            const name = key.startsWith('prepared ') ? key.slice('prepared '.length) : undefined
+            const text = name === undefined ? key : `${name}: ${texts.get(name) ?? '?'}`
+            return `  ${String(n).padStart(6)}  ${text}`
+          }),
+      ]
+    },
+  }
+}
+
 /** The service child: starts the service, loads the lists, reports, then answers until told to stop. */
 async function serviceChild(): Promise<void> {
   const spec = JSON.parse(process.argv[3]!) as {
@@ -113,6 +170,12 @@ async function serviceChild(): Promise<void> {
   )
   const afterDatabase = memoryMb('VmRSS')
   const heapAfterDatabase = heapFigures()
+  const statements =
+    process.env.HOT_PATH_SQL_COUNT && database.kind === 'pglite'
+      ? countPgliteStatements(
+          (database.db as unknown as { $client: Parameters<typeof countPgliteStatements>[0] }).$client,
+        )
+      : undefined
   const started = performance.now()
   const service = await createService(testConfig(spec.env), { database, log: () => {} })
   const lists = service.runtime.deps.sanctionsLists!
@@ -157,16 +220,24 @@ async function serviceChild(): Promise<void> {
   let profiling: string | undefined
   let cpuAtStart = process.cpuUsage()
   for await (const line of createInterface({ input: process.stdin })) {
-    if (line.startsWith('profile ')) cpuAtStart = process.cpuUsage()
-    if (line.startsWith('profile ') && session) {
+    if (line.startsWith('profile ')) {
+      cpuAtStart = process.cpuUsage()
       profiling = line.slice('profile '.length)
+      statements?.reset()
+    }
+    if (line.startsWith('profile ') && session) {
       await session.post('Profiler.enable')
       await session.post('Profiler.start')
     }
     if (line.startsWith('profile')) {
-      if (line === 'profile-end' && session && profiling) {
+      // `profile-end <requests>`: the run is over and answered that many requests.
+      if (line.startsWith('profile-end') && session && profiling) {
         const { profile } = await session.post('Profiler.stop')
         writeFileSync(path.join(profileDir!, `${profiling}.cpuprofile`), JSON.stringify(profile))
+      }
+      if (line.startsWith('profile-end') && statements) {
+        const requests = Number(line.split(' ')[1] ?? 0)
+        console.error([`statements during ${profiling}:`, ...statements.report(requests)].join('\n'))
       }
       // The service's CPU time over the measured run (user + system, ms): per request, a figure a
       // busy machine changes far less than requests per second.
@@ -334,7 +405,7 @@ async function main(): Promise<void> {
         figures = await run()
         return figures
       } finally {
-        service.child.stdin!.write('profile-end\n')
+        service.child.stdin!.write(`profile-end ${figures?.total ?? 0}\n`)
         const { cpu_ms } = await service.nextLine<{ cpu_ms: number }>()
         if (figures) cpuMsPerRequest[label] = round(cpu_ms / Math.max(1, figures.total), 3)
       }
