@@ -10,6 +10,7 @@ import { ephemeralSigner, type ReportSigner } from '../reports/evidence.ts'
 import type { LoadedList } from '../sanctions/screening-index.ts'
 import {
   type AnswerReceipt,
+  canonicalReceiptBytes,
   jcsSha256,
   newReceiptId,
   signAnswerReceipt,
@@ -148,6 +149,30 @@ describe('answer receipts', () => {
     const bad = run({ ...receipt, lists: [{ ...receipt.lists![0]!, sha256: 'cd'.repeat(32) }] })
     expect(bad.status).not.toBe(0)
     expect(bad.stdout).not.toContain('Signature Verified Successfully')
+  })
+})
+
+describe('canonicalReceiptBytes', () => {
+  it('writes the JCS the canonicalize package writes, and refuses a lone surrogate as it does', () => {
+    const receipts: Record<string, unknown>[] = [
+      {
+        receipt_id: 'rcpt_1',
+        issued_at: '2026-03-01T12:00:00.000Z',
+        request_id: 'quote " backslash \\ line\u2028sep \u0007 bell émoji 🙂',
+        payment: { method: 'x402', amount_micros: '5000', payer: '0xabc', network: 'eip155:8453' },
+        lists: [
+          { list_key: 'un', sha256: 'ab'.repeat(32) },
+          { list_key: 'eu', é: 'z', Z: 'a' },
+        ],
+        signature: 'left out',
+      },
+      { signature: 'only' },
+    ]
+    for (const receipt of receipts) {
+      const { signature: _signature, ...content } = receipt
+      expect(canonicalReceiptBytes(receipt).toString('utf8')).toBe(canonicalize(content))
+    }
+    expect(() => canonicalReceiptBytes({ request_id: 'lone \ud800 surrogate' })).toThrow()
   })
 })
 
