@@ -37,6 +37,7 @@
  * the statements of each measured run, by statement, with their count per request).
  */
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { cpus, loadavg } from 'node:os'
@@ -146,6 +147,82 @@ function countPgliteStatements(client: {
       ]
     },
   }
+}
+
+/**
+ * The least CPU a paid answer's evidence costs, measured in this process: the receipt every paid
+ * answer carries (SHA-256 of the JCS of request and answer, the receipt's JCS, an Ed25519
+ * signature) and the seal of its audit row (the SHA-256 of each field's JCS and of their JCS),
+ * for a real answer of the key screen, over 5,000 answers after 1,000 to warm up. With the bare
+ * route's own CPU per request, it is what no paid call can go below (docs/evidence.md), whatever
+ * its database and matcher cost: the table compares it with the CPU a call may use to answer at
+ * 25% of the bare route's rate on the CPU the bare route used (4 x its CPU per request).
+ */
+async function evidenceFloorMs(
+  input: unknown,
+  output: unknown,
+  keyId: string,
+  price: bigint,
+): Promise<number> {
+  const [{ signAnswerReceiptWithDigest }, { GENESIS_HASH, sealAuditRow }, { ephemeralSigner }] =
+    await Promise.all([
+      import('../core/evidence/answer-receipt.ts'),
+      import('../core/evidence/audit-chain.ts'),
+      import('../core/reports/evidence.ts'),
+    ])
+  const signer = await ephemeralSigner()
+  const list = (key: 'ofac_sdn' | 'eu' | 'un') => ({
+    list_key: key,
+    list: `${key} list`,
+    version_id: randomUUID(),
+    publication_date: '2026-02-27',
+    as_of: '2026-02-27',
+    sha256: 'ab'.repeat(32),
+    entry_count: 1000,
+    fetched_at: new Date(),
+    checked_at: new Date(),
+  })
+  const lists = (['ofac_sdn', 'eu', 'un'] as const).map(list)
+  const evidence = () => {
+    const issuedAt = new Date()
+    const { receipt, contentSha256 } = signAnswerReceiptWithDigest(
+      {
+        operation: 'sanctions_screen',
+        quality: 'fresh',
+        requestId: randomUUID(),
+        input,
+        output,
+        payer: { kind: 'key', keyId, tier: 'enterprise', mode: 'live', role: 'customer' },
+        charged: { paidWith: 'account', amount: price },
+        issuedAt,
+        screening: { lists, matcherVersion: 'bench' },
+      },
+      signer,
+      'http://127.0.0.1/.well-known/jwks.json',
+    )
+    return sealAuditRow({
+      chain: `key:${keyId}`,
+      seq: 1n,
+      key_id: keyId,
+      at: issuedAt,
+      kind: 'call',
+      action: 'sanctions_screen',
+      outcome: 'ok',
+      subject_sha256: 'cd'.repeat(32),
+      paid_with: 'account',
+      amount_micros: price,
+      receipt_id: receipt.receipt_id,
+      receipt,
+      detail: null,
+      prev_hash: GENESIS_HASH,
+      receipt_content_sha256: contentSha256,
+    })
+  }
+  for (let i = 0; i < 1000; i++) evidence()
+  const before = process.cpuUsage()
+  for (let i = 0; i < 5000; i++) evidence()
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 1000 / 5000
 }
 
 /** The service child: starts the service, loads the lists, reports, then answers until told to stop. */
@@ -480,6 +557,18 @@ async function main(): Promise<void> {
       }),
     )
 
+    // One real answer of the key screen, for the evidence floor below (charged like the others).
+    const oneAnswer = await fetch(screenUrl, {
+      method: 'POST',
+      headers: { ...json, 'x-api-key': ready.apiKey },
+      body: bodies[0],
+    })
+    const floorMs = await evidenceFloorMs(
+      JSON.parse(bodies[0]!),
+      await oneAnswer.json(),
+      ready.keyId,
+      PRICES.sanctions_screen.account.fresh,
+    )
     service.child.stdin!.write('report\n')
     const report = await service.nextLine<{
       balance_micros: string
@@ -529,6 +618,7 @@ async function main(): Promise<void> {
               .join('; ')}; slowest fuzzy ${slowestFuzzy}`,
           ]
         : []),
+      `evidence floor: a paid answer's receipt and audit seal ${round(floorMs, 3)} ms CPU in process; with the bare route's ${cpuMsPerRequest.ceiling} ms, ${round(floorMs + cpuMsPerRequest.ceiling!, 3)} ms of the ${round(4 * cpuMsPerRequest.ceiling!, 3)} ms a call may use at 25% of the ceiling (4 x the bare route's CPU per request); the key screen used ${cpuMsPerRequest['key-screen']} ms`,
       `first load ${ready.first_load_ms} ms; ${payments.length} x402 payments signed in ${round(signMs)} ms before the clock; key money exact: ${moneyExact} (${calls} calls, ${charged} micro-USDC)`,
     ]
     console.log(table.join('\n'))
@@ -565,6 +655,7 @@ async function main(): Promise<void> {
         memory_mb: { ...ready.memory_mb, after_load: report.rss_after_load_mb },
         heap_mb: ready.heap_mb,
         first_load_ms: ready.first_load_ms,
+        evidence_floor_cpu_ms: round(floorMs, 3),
         money_exact: moneyExact,
       }),
     )
