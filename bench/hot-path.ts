@@ -30,6 +30,8 @@
  * the bare route's process's per request of its run, which a machine shared with other work
  * changes far less than requests per second.
  * Money: the key lost exactly (its successful calls x the account price).
+ * Evidence floor: the CPU of a paid answer's receipt and audit seal, measured in this process for a
+ * real answer (evidenceFloorMs), beside what a call may use at 25% of the bare route's rate.
  * Env: DURATION_S (10), CONNECTIONS (10), X402_PAYMENTS (4000), VARIED_ROUNDS (1: exact then fuzzy
  * over varied names this many times, each run over names no other run sent; the table shows the
  * first round, a line below every round and the slowest), DATABASE_URL (else a throwaway PostgreSQL),
