@@ -39,12 +39,15 @@ export async function* textChunks(input: ListInput): AsyncGenerator<string> {
  * chunk alive; entries built from a 120 MB file would pin most of it.
  */
 export function detach(value: string): string {
-  return value.length < 13 ? value : Buffer.from(value, 'utf8').toString('utf8')
+  // A lone surrogate (possible only in string input: bytes are decoded strictly) would come back
+  // as U+FFFD from the UTF-8 round trip: such a value is kept as it is.
+  return value.length < 13 || !value.isWellFormed() ? value : Buffer.from(value, 'utf8').toString('utf8')
 }
 
 /** The attributes of an element with every value detached from the input chunk. */
 function detachAll(attributes: Record<string, string>): Record<string, string> {
-  const copy: Record<string, string> = {}
+  // Without a prototype, as saxes gives them: an attribute named `__proto__` stays an attribute.
+  const copy: Record<string, string> = Object.create(null)
   for (const name in attributes) copy[name] = detach(attributes[name]!)
   return copy
 }
