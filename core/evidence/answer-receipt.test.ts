@@ -173,6 +173,21 @@ describe('canonicalReceiptBytes', () => {
       expect(canonicalReceiptBytes(receipt).toString('utf8')).toBe(canonicalize(content))
     }
     expect(() => canonicalReceiptBytes({ request_id: 'lone \ud800 surrogate' })).toThrow()
+    expect(() => canonicalize({ request_id: 'lone \ud800 surrogate' })).toThrow()
+  })
+
+  it('writes RFC 8785 text: keys by UTF-16 code units at every level, strings escaped as JSON, no signature', () => {
+    const receipt = {
+      signature: 'left out',
+      request_id: 'q"\\',
+      payment: { method: 'account', amount_micros: '5000' },
+      lists: [{ list_key: 'eu', é: 'z', Z: 'a' }],
+      issued_at: '2026-03-01T12:00:00.000Z',
+    }
+    expect(canonicalReceiptBytes(receipt).toString('utf8')).toBe(
+      '{"issued_at":"2026-03-01T12:00:00.000Z","lists":[{"Z":"a","list_key":"eu","é":"z"}],' +
+        '"payment":{"amount_micros":"5000","method":"account"},"request_id":"q\\"\\\\"}',
+    )
   })
 })
 
