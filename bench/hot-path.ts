@@ -100,8 +100,10 @@ function heapFigures(): HeapFigures {
  * HOT_PATH_SQL_COUNT=1 on PGlite: counts the service's exchanges with the database (each a round of
  * the wire protocol PGlite runs on the service's own thread), by statement, so a run can say how
  * many statements a paid call costs (on PostgreSQL, pg_stat_statements says it). Reads the
- * frontend messages PGlite is handed: a named statement by its Parse (name and text) and then its
- * Bind (name); a simple query (`client.query`) by its text.
+ * frontend messages PGlite is handed: a named statement by its Parse (name and text, counted as a
+ * statement prepared during the run) and then its Bind (name); a query (`client.query`) by its
+ * text. Statements inside a transaction (`db.transaction`) and `client.exec` are not counted: the
+ * paid paths run none.
  */
 function countPgliteStatements(client: {
   execProtocol: (message: Uint8Array, options?: unknown) => Promise<unknown>
@@ -121,6 +123,7 @@ function countPgliteStatements(client: {
     if (message[0] === 0x50) {
       const name = cString(message, 5)
       texts.set(name.text, shorten(cString(message, name.next).text))
+      count(`parse ${name.text}`)
     } else if (message[0] === 0x42) {
       const portal = cString(message, 5)
       count(`prepared ${cString(message, portal.next).text}`)
@@ -142,8 +145,10 @@ function countPgliteStatements(client: {
         ...[...counts]
           .sort((a, b) => b[1] - a[1])
           .map(([key, n]) => {
-            const name = key.startsWith('prepared ') ? key.slice('prepared '.length) : undefined
-            const text = name === undefined ? key : `${name}: ${texts.get(name) ?? '?'}`
+            const named = /^(prepared|parse) (.*)$/.exec(key)
+            const text = named
+              ? `${named[1] === 'parse' ? 'prepared now, ' : ''}${named[2]}: ${texts.get(named[2]!) ?? '?'}`
+              : key
             return `  ${String(n).padStart(6)}  ${text}`
           }),
       ]
@@ -565,6 +570,7 @@ async function main(): Promise<void> {
       headers: { ...json, 'x-api-key': ready.apiKey },
       body: bodies[0],
     })
+    if (!oneAnswer.ok) throw new Error(`the evidence floor's key screen answered ${oneAnswer.status}`)
     const floorMs = await evidenceFloorMs(
       JSON.parse(bodies[0]!),
       await oneAnswer.json(),
