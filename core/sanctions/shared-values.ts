@@ -10,10 +10,10 @@ import type { SanctionsEntry } from './types.ts'
  * repeat, and hashing them tripled the time this takes.
  *
  * It also gives every array of an entry its exact length. The parsers build them with push, and
- * V8 grows an array's store by half plus 16 slots, so a one-alias entry carried 16 empty slots in
- * each of its six arrays: 8.4 MB more array storage after a first load than after a restart,
- * whose entries JSON.parse makes at their length (bench:memory with MEMORY_HEAP_SNAPSHOT).
- * Changes no value.
+ * V8 grows an array's store by half plus 16 slots (16 at the first push), so an entry with one
+ * alias carried 15 empty slots in its aliases, and so on in each of its six arrays: 8.4 MB more
+ * array storage after a first load than after a restart, whose entries JSON.parse makes at their
+ * length (bench:memory with MEMORY_HEAP_SNAPSHOT). Changes no value.
  */
 export function shareRepeatedValues(entries: readonly SanctionsEntry[]): void {
   const pool = new Map<string, string>()
