@@ -112,9 +112,10 @@ function countPgliteStatements(client: {
   const counts = new Map<string, number>()
   const texts = new Map<string, string>()
   const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1)
+  const decoder = new TextDecoder()
   const cString = (bytes: Uint8Array, at: number) => {
     const end = bytes.indexOf(0, at)
-    return { text: new TextDecoder().decode(bytes.subarray(at, end)), next: end + 1 }
+    return { text: decoder.decode(bytes.subarray(at, end)), next: end + 1 }
   }
   const shorten = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 110)
   const execProtocol = client.execProtocol.bind(client)
